@@ -1,0 +1,25 @@
+/**
+ * Runs every `bench/*_bench.ts` in turn with the bench permission set; each
+ * prints its own JSON lines. Extra arguments are passed to every benchmark.
+ *
+ * @module
+ */
+const dir = new URL(".", import.meta.url).pathname;
+const config = new URL("../deno.json", import.meta.url).pathname;
+const files: string[] = [];
+for await (const e of Deno.readDir(dir)) {
+  if (e.isFile && e.name.endsWith("_bench.ts")) files.push(e.name);
+}
+let failed = 0;
+for (const name of files.sort()) {
+  const status = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-q", "--config", config, "-P=bench", `${dir}${name}`, ...Deno.args],
+    stdout: "inherit",
+    stderr: "inherit",
+  }).spawn().status;
+  if (!status.success) {
+    console.error(`${name} failed with exit code ${status.code}`);
+    failed++;
+  }
+}
+Deno.exit(failed === 0 ? 0 : 1);

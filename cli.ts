@@ -1,0 +1,11 @@
+/**
+ * `sutra`: the command-line tool (commands live in cli/).
+ *
+ * @module
+ */
+import "./io/secrets/mod.ts";
+import { runCli } from "./cli/main.ts";
+
+if (import.meta.main) {
+  Deno.exit(await runCli(Deno.args));
+}

@@ -1,0 +1,118 @@
+/**
+ * The `sutra` command dispatcher: finds the command, handles `--help`
+ * everywhere, and turns usage errors into a message on stderr and exit 2
+ * and diagnostics into one line each and exit 1.
+ *
+ * @module
+ */
+import { DiagnosticError, formatDiagnostic } from "../engine/core/diagnostic.ts";
+import { ENGINE_VERSION } from "../engine/core/version.ts";
+import { type CliIo, type Command, EXIT_USAGE, UsageError } from "./command.ts";
+import { migrateCommand } from "./migrate.ts";
+import { versionCommand } from "./version.ts";
+
+/** Options for {@link runCli}. */
+export interface RunCliOptions {
+  readonly io?: CliIo;
+  /** Name printed in usage and `version` (defaults to the running binary's name). */
+  readonly programName?: string;
+}
+
+/** The CLI's I/O bound to the real process. */
+export const processIo: CliIo = {
+  stdout: (text) => writeAll(Deno.stdout, text),
+  stderr: (text) => writeAll(Deno.stderr, text),
+  env: (name) => Deno.env.get(name),
+  stdinLines: () => readLines(Deno.stdin.readable),
+};
+
+async function* readLines(stream: ReadableStream<Uint8Array>): AsyncIterable<string> {
+  let buffer = "";
+  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+    buffer += chunk;
+    let nl: number;
+    while ((nl = buffer.indexOf("\n")) >= 0) {
+      yield buffer.slice(0, nl).replace(/\r$/, "");
+      buffer = buffer.slice(nl + 1);
+    }
+  }
+  if (buffer !== "") yield buffer;
+}
+
+const encoder = new TextEncoder();
+
+function writeAll(stream: { writeSync(p: Uint8Array): number }, text: string): void {
+  const bytes = encoder.encode(text);
+  let written = 0;
+  while (written < bytes.length) written += stream.writeSync(bytes.subarray(written));
+}
+
+/** The program name from the running binary; `deno run cli.ts` reports `sutra`. */
+export function programNameFromBinary(): string {
+  const base = Deno.execPath().split(/[\\/]/).pop()?.replace(/\.exe$/i, "") ?? "sutra";
+  return base === "deno" || base === "" ? "sutra" : base;
+}
+
+/** Every command, in help order. */
+export function commands(programName: string): Command[] {
+  return [migrateCommand, versionCommand({ programName })];
+}
+
+/** Runs the CLI with `argv` (without the program name); resolves to the exit code. */
+export async function runCli(
+  argv: readonly string[],
+  options: RunCliOptions = {},
+): Promise<number> {
+  const io = options.io ?? processIo;
+  const programName = options.programName ?? programNameFromBinary();
+  const all = commands(programName);
+  const [first, ...rest] = argv;
+
+  if (first === undefined || first === "--help" || first === "-h" || first === "help") {
+    if (first === "help" && rest.length > 0) return await runCli([rest[0], "--help"], options);
+    io[first === undefined ? "stderr" : "stdout"](topUsage(programName, all));
+    return first === undefined ? EXIT_USAGE : 0;
+  }
+  if (first === "--version" || first === "-V") {
+    io.stdout(`${programName} ${ENGINE_VERSION}\n`);
+    return 0;
+  }
+  const command = all.find((c) => c.name === first);
+  if (!command) {
+    io.stderr(`${programName}: unknown command '${first}'\n\n${topUsage(programName, all)}`);
+    return EXIT_USAGE;
+  }
+  if (rest.includes("--help") || rest.includes("-h")) {
+    io.stdout(command.usage + "\n");
+    return 0;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`${programName} ${command.name}: ${error.message}\n\n${command.usage}\n`);
+      return EXIT_USAGE;
+    }
+    if (error instanceof DiagnosticError) {
+      for (const d of error.diagnostics) io.stderr(formatDiagnostic(d) + "\n");
+      return 1;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    io.stderr(
+      `ERROR SUTRA.RUNTIME.UNEXPECTED: ${programName} ${command.name} failed: ${message}\n`,
+    );
+    return 1;
+  }
+}
+
+function topUsage(programName: string, all: readonly Command[]): string {
+  const width = Math.max(...all.map((c) => c.name.length));
+  const lines = all.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
+  return `Usage: ${programName} <command> [options]
+
+Commands:
+${lines.join("\n")}
+
+Run '${programName} <command> --help' for a command's options.
+`;
+}

@@ -1,0 +1,76 @@
+import assert from "node:assert/strict";
+import type { CliIo } from "./command.ts";
+import { runCli } from "./main.ts";
+
+function capture() {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CliIo = {
+    stdout: (t) => out.push(t),
+    stderr: (t) => err.push(t),
+    env: () => undefined,
+  };
+  return { io, out: () => out.join(""), err: () => err.join("") };
+}
+
+Deno.test("sutra version prints text and the book's JSON shape", async () => {
+  const text = capture();
+  assert.equal(await runCli(["version"], { io: text.io, programName: "sutra" }), 0);
+  assert.match(text.out(), /^sutra \d+\.\d+\.\d+\S*\n$/);
+
+  const same = capture();
+  assert.equal(await runCli(["--version"], { io: same.io, programName: "sutra" }), 0);
+  assert.equal(same.out(), text.out());
+
+  const json = capture();
+  assert.equal(
+    await runCli(["version", "--format", "json"], { io: json.io, programName: "sutra" }),
+    0,
+  );
+  const parsed = JSON.parse(json.out());
+  assert.deepEqual(Object.keys(parsed), ["name", "version", "engine"]);
+  assert.equal(parsed.name, "sutra");
+  assert.equal(parsed.version, parsed.engine);
+});
+
+Deno.test("the program name comes from the caller, not a constant", async () => {
+  const c = capture();
+  await runCli(["version", "--format", "json"], { io: c.io, programName: "acme-flow" });
+  assert.equal(JSON.parse(c.out()).name, "acme-flow");
+});
+
+Deno.test("--help works on the tool and on every command", async () => {
+  const top = capture();
+  assert.equal(await runCli(["--help"], { io: top.io, programName: "sutra" }), 0);
+  assert.match(top.out(), /Commands:[\s\S]*migrate[\s\S]*version/);
+  for (const command of ["version", "migrate"]) {
+    const c = capture();
+    assert.equal(await runCli([command, "--help"], { io: c.io, programName: "sutra" }), 0);
+    assert.match(c.out(), new RegExp(`Usage: sutra ${command}`));
+    const viaHelp = capture();
+    assert.equal(await runCli(["help", command], { io: viaHelp.io, programName: "sutra" }), 0);
+    assert.equal(viaHelp.out(), c.out());
+  }
+});
+
+Deno.test("unknown command, bad flag or no command: usage on stderr and exit 2", async () => {
+  const unknown = capture();
+  assert.equal(await runCli(["frobnicate"], { io: unknown.io, programName: "sutra" }), 2);
+  assert.match(unknown.err(), /unknown command 'frobnicate'[\s\S]*Usage:/);
+  assert.equal(unknown.out(), "");
+
+  const flag = capture();
+  assert.equal(await runCli(["version", "--colour"], { io: flag.io, programName: "sutra" }), 2);
+  assert.match(flag.err(), /--colour[\s\S]*Usage: sutra version/);
+
+  const format = capture();
+  assert.equal(
+    await runCli(["version", "--format", "yaml"], { io: format.io, programName: "sutra" }),
+    2,
+  );
+  assert.match(format.err(), /text or json/);
+
+  const none = capture();
+  assert.equal(await runCli([], { io: none.io, programName: "sutra" }), 2);
+  assert.match(none.err(), /Usage:/);
+});

@@ -1,0 +1,231 @@
+/**
+ * `sutra migrate [status|verify]`: applies the engine's schema migrations to
+ * its database, or reports where the database stands against them.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { type Diagnostic, DiagnosticError, formatDiagnostic } from "../engine/core/diagnostic.ts";
+import {
+  type Database,
+  DEFAULT_EMBEDDED_DIR,
+  ENGINE_MIGRATIONS,
+  mergeCredentials,
+  migrate,
+  type Migration,
+  migrationStatus,
+  type MigrationStatusEntry,
+  openDatabase,
+  verifyMigrations,
+} from "../engine/persistence/mod.ts";
+import { type CliIo, type Command, UsageError } from "./command.ts";
+
+/** Options for {@link createMigrateCommand}. */
+export interface MigrateCommandOptions {
+  /** Embedded directory used when no URL is given (default `./.sutra/engine-db`). */
+  readonly defaultDataDir?: string;
+  /** The migrations to apply and check against (default: the engine's own). */
+  readonly migrations?: readonly Migration[];
+}
+
+const USAGE = `Usage: sutra migrate [status|verify] [options]
+
+Applies the engine's schema migrations to its database (no sub-command), or
+inspects them:
+  status   every migration with its state (applied, pending, mismatch, unknown)
+  verify   exit 0 when the database is exactly at this engine's migrations,
+           otherwise exit 1 and print every problem
+
+Options:
+  --url URL          database URL (env SUTRA_DB_URL): postgres://…, postgresql://…,
+                     file://<dir> or memory://; without one, the embedded
+                     database in ${DEFAULT_EMBEDDED_DIR}
+  --user USER        user merged into a server URL (env SUTRA_DB_USERNAME)
+  --password PASS    password merged into a server URL (env SUTRA_DB_PASSWORD)
+  --schema SCHEMA    schema holding the engine's tables (env SUTRA_DB_SCHEMA)
+  --dry-run          list what would be applied and change nothing
+  --format text|json report format (default text)
+  -h, --help         this text`;
+
+type SubCommand = "apply" | "status" | "verify";
+
+interface Invocation {
+  readonly sub: SubCommand;
+  readonly format: "text" | "json";
+  readonly dryRun: boolean;
+  readonly url: string | undefined;
+  readonly schema: string | undefined;
+}
+
+/** Builds the `migrate` command; tests point it at their own directory and migrations. */
+export function createMigrateCommand(options: MigrateCommandOptions = {}): Command {
+  const migrations = options.migrations ?? ENGINE_MIGRATIONS;
+  return {
+    name: "migrate",
+    summary: "Apply or inspect the engine database's schema migrations",
+    usage: USAGE,
+    async run(args: readonly string[], io: CliIo): Promise<number> {
+      const invocation = parseInvocation(args, io);
+      if (invocation === "help") {
+        io.stdout(USAGE + "\n");
+        return 0;
+      }
+      let db: Database | undefined;
+      try {
+        db = await openDatabase(invocation.url, {
+          schema: invocation.schema,
+          dataDir: options.defaultDataDir,
+        });
+        const report = new Report(io, invocation.format, db.description);
+        switch (invocation.sub) {
+          case "apply":
+            return await runApply(db, migrations, invocation.dryRun, report);
+          case "status":
+            return report.status(await migrationStatus(db, migrations));
+          case "verify":
+            return report.verify(await verifyMigrations(db, migrations), migrations.length);
+        }
+      } catch (error) {
+        if (!(error instanceof DiagnosticError)) throw error;
+        return new Report(io, invocation.format, db?.description).problems(error.diagnostics);
+      } finally {
+        await db?.close();
+      }
+    },
+  };
+}
+
+/** The `migrate` command with the engine's migrations and default embedded directory. */
+export const migrateCommand: Command = createMigrateCommand();
+
+function parseInvocation(args: readonly string[], io: CliIo): Invocation | "help" {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...args],
+      options: {
+        url: { type: "string" },
+        user: { type: "string" },
+        password: { type: "string" },
+        schema: { type: "string" },
+        "dry-run": { type: "boolean" },
+        format: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+      strict: true,
+      allowPositionals: true,
+    });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return "help";
+  if (positionals.length > 1) {
+    throw new UsageError(`expected at most one sub-command, got '${positionals.join(" ")}'`);
+  }
+  const [word] = positionals;
+  if (word !== undefined && word !== "status" && word !== "verify") {
+    throw new UsageError(
+      `unknown sub-command '${word}' (expected status or verify, or none to apply)`,
+    );
+  }
+  const sub: SubCommand = word ?? "apply";
+  const format = values.format ?? "text";
+  if (format !== "text" && format !== "json") {
+    throw new UsageError(`--format must be text or json, not '${format}'`);
+  }
+  const dryRun = values["dry-run"] ?? false;
+  if (dryRun && word !== undefined) {
+    throw new UsageError(`--dry-run only applies without a sub-command`);
+  }
+
+  const setting = (flag: string | undefined, env: string) => flag ?? (io.env(env) || undefined);
+  const url = setting(values.url, "SUTRA_DB_URL");
+  const username = setting(values.user, "SUTRA_DB_USERNAME");
+  const password = setting(values.password, "SUTRA_DB_PASSWORD");
+  return {
+    sub,
+    format,
+    dryRun,
+    url: url === undefined ? undefined : mergeCredentials(url, { username, password }),
+    schema: setting(values.schema, "SUTRA_DB_SCHEMA"),
+  };
+}
+
+async function runApply(
+  db: Database,
+  migrations: readonly Migration[],
+  dryRun: boolean,
+  report: Report,
+): Promise<number> {
+  const applied = await migrate(db, migrations, { dryRun });
+  const head = Math.max(0, ...migrations.map((m) => m.version));
+  return report.applied(applied, dryRun, head);
+}
+
+function summarize(m: Migration): { version: number; name: string } {
+  return { version: m.version, name: m.name };
+}
+
+/** Renders each outcome as text or JSON and picks the exit code. */
+class Report {
+  constructor(
+    private readonly io: CliIo,
+    private readonly format: "text" | "json",
+    private readonly database: string | undefined,
+  ) {}
+
+  applied(applied: readonly Migration[], dryRun: boolean, head: number): number {
+    if (this.format === "json") {
+      const key = dryRun ? "pending" : "applied";
+      this.#json({ ok: true, database: this.database, dryRun, [key]: applied.map(summarize) });
+      return 0;
+    }
+    const verb = dryRun ? "would apply" : "applied";
+    const lines = applied.map((m) => `${verb} ${m.version} ${m.name}`);
+    if (applied.length === 0) lines.push(`${this.database} is up to date at version ${head}`);
+    else if (!dryRun) lines.push(`${this.database} is now at version ${head}`);
+    this.io.stdout(lines.join("\n") + "\n");
+    return 0;
+  }
+
+  status(entries: readonly MigrationStatusEntry[]): number {
+    if (this.format === "json") {
+      this.#json({ ok: true, database: this.database, migrations: entries });
+      return 0;
+    }
+    const rows = [
+      ["VERSION", "NAME", "STATE", "APPLIED AT"],
+      ...entries.map((e) => [
+        String(e.version),
+        e.name,
+        e.state,
+        e.appliedAt?.toISOString() ?? "-",
+      ]),
+    ];
+    const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+    const table = rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i])).join("  ").trimEnd());
+    this.io.stdout(`database: ${this.database}\n${table.join("\n")}\n`);
+    return 0;
+  }
+
+  verify(diagnostics: readonly Diagnostic[], shipped: number): number {
+    if (diagnostics.length > 0) return this.problems(diagnostics);
+    if (this.format === "json") this.#json({ ok: true, database: this.database, diagnostics: [] });
+    else this.io.stdout(`ok: ${this.database} matches this engine's ${shipped} migration(s)\n`);
+    return 0;
+  }
+
+  problems(diagnostics: readonly Diagnostic[]): number {
+    if (this.format === "json") {
+      this.#json({ ok: false, database: this.database, diagnostics });
+    } else {
+      for (const d of diagnostics) this.io.stderr(formatDiagnostic(d) + "\n");
+    }
+    return 1;
+  }
+
+  #json(value: Record<string, unknown>): void {
+    this.io.stdout(JSON.stringify(value) + "\n");
+  }
+}

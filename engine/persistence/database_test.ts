@@ -1,0 +1,358 @@
+import assert from "node:assert/strict";
+import {
+  eachDatabase,
+  tier2Test,
+  withMemoryDatabase,
+  withServerDatabase,
+} from "../../tests/support/test_database.ts";
+import { type Database, openDatabase, SqlError, type Transaction } from "./mod.ts";
+
+/** Resolves once `check` is true, polling; fails after `ms`. */
+async function eventually(check: () => boolean, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function count(db: Database, table: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(`select count(*) as n from ${table}`);
+  return rows[0].n;
+}
+
+eachDatabase("column types read back as the same JS values", async (db) => {
+  await db.exec(`create table typed (
+    i2 int2, i4 int4, i8 int8, n numeric, f8 float8, tz timestamptz, ts timestamp, d date,
+    j json, jb jsonb, b bytea, t text, ok bool, u uuid)`);
+  const values = [
+    -3,
+    2_000_000_000,
+    9007199254740991,
+    "12.50",
+    1.5,
+    new Date("2024-03-04T05:06:07.891Z"),
+    new Date("2024-03-04T05:06:07Z"),
+    "2024-03-04",
+    { a: [1, "x"] },
+    { b: null, c: "ü" },
+    new Uint8Array([0, 1, 255]),
+    "héllo",
+    true,
+    "6f1c1a4e-4a9c-4c3e-9f0e-2f7d5b0c8a11",
+  ];
+  const { rows } = await db.query(
+    "insert into typed values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14) returning *",
+    values,
+  );
+  assert.deepEqual(rows, [{
+    i2: -3,
+    i4: 2_000_000_000,
+    i8: 9007199254740991,
+    n: "12.50",
+    f8: 1.5,
+    tz: new Date("2024-03-04T05:06:07.891Z"),
+    ts: new Date("2024-03-04T05:06:07Z"),
+    d: "2024-03-04",
+    j: { a: [1, "x"] },
+    jb: { b: null, c: "ü" },
+    b: new Uint8Array([0, 1, 255]),
+    t: "héllo",
+    ok: true,
+    u: "6f1c1a4e-4a9c-4c3e-9f0e-2f7d5b0c8a11",
+  }]);
+  assert.equal(Object.getPrototypeOf(rows[0].b), Uint8Array.prototype);
+
+  const nulls = await db.query("insert into typed values (null) returning i2, j, b, ok");
+  assert.deepEqual(nulls.rows, [{ i2: null, j: null, b: null, ok: null }]);
+});
+
+eachDatabase("computed values, arrays and JSON strings convert alike", async (db) => {
+  const { rows } = await db.query(
+    `select count(*) as c, 7::int8 * 6 as product, 1.10::numeric + 2 as sum,
+            '2024-01-02 03:04:05.678+02'::timestamptz as shifted,
+            $1::text[] as names, $2::int[] as ints, $3::jsonb as str, $4::bool as flag`,
+    [["x", "y"], [1, 2], "plain", "true"],
+  );
+  assert.deepEqual(rows, [{
+    c: 1,
+    product: 42,
+    sum: "3.10",
+    shifted: new Date("2024-01-02T01:04:05.678Z"),
+    names: ["x", "y"],
+    ints: [1, 2],
+    str: "plain",
+    flag: true,
+  }]);
+});
+
+eachDatabase("an int8 beyond 2^53 is refused with the column named", async (db) => {
+  await assert.rejects(
+    db.query("select 9007199254740993::int8 as big"),
+    (e) => e instanceof RangeError && /"big"/.test(e.message) && /9007199254740993/.test(e.message),
+  );
+  // The statement itself succeeded, so the connection is fine afterwards.
+  assert.deepEqual((await db.query("select 1 as one")).rows, [{ one: 1 }]);
+});
+
+eachDatabase("rowCount counts returned or affected rows", async (db) => {
+  await db.exec("create table r (k int primary key, v text)");
+  assert.equal((await db.query("insert into r values (1,'a'),(2,'b'),(3,'c')")).rowCount, 3);
+  assert.equal((await db.query("update r set v = 'z' where k > $1", [1])).rowCount, 2);
+  const selected = await db.query("select * from r order by k");
+  assert.equal(selected.rowCount, 3);
+  assert.equal(selected.rows.length, 3);
+  assert.equal((await db.query("delete from r where k = 1")).rowCount, 1);
+  assert.equal((await db.query("create index r_v on r (v)")).rowCount, 0);
+});
+
+eachDatabase("bad parameters and refused statements fail alike", async (db) => {
+  await assert.rejects(db.query("select $1::int as x", [undefined]), TypeError);
+  await db.exec("create table u (k int constraint u_pk primary key)");
+  await db.query("insert into u values (1)");
+  await assert.rejects(
+    db.query("insert into u values (1)"),
+    (e) =>
+      e instanceof SqlError && e.code === "23505" && e.constraint === "u_pk" && e.table === "u",
+  );
+  await assert.rejects(db.query("selec 1"), (e) => e instanceof SqlError && e.code === "42601");
+  await assert.rejects(
+    db.exec("select 1; selec 2"),
+    (e) => e instanceof SqlError && e.code === "42601",
+  );
+});
+
+eachDatabase("a transaction commits on resolve and rolls back on throw", async (db) => {
+  await db.exec("create table t (k int)");
+  const result = await db.transaction(async (tx) => {
+    await tx.query("insert into t values ($1)", [1]);
+    await tx.exec("insert into t values (2); insert into t values (3)");
+    return "done";
+  });
+  assert.equal(result, "done");
+  assert.equal(await count(db, "t"), 3);
+
+  const boom = new Error("boom");
+  await assert.rejects(
+    db.transaction(async (tx) => {
+      await tx.query("insert into t values (4)");
+      throw boom;
+    }),
+    (e) => e === boom,
+  );
+  assert.equal(await count(db, "t"), 3);
+});
+
+eachDatabase("a savepoint rollback keeps the outer transaction's work", async (db) => {
+  await db.exec("create table s (k int)");
+  await db.transaction(async (tx) => {
+    await tx.query("insert into s values (1)");
+    await assert.rejects(
+      tx.savepoint(async (sp) => {
+        await sp.query("insert into s values (2)");
+        throw new Error("undo the savepoint");
+      }),
+      /undo the savepoint/,
+    );
+    const kept = await tx.savepoint(async (sp) => {
+      await sp.query("insert into s values (3)");
+      return await sp.savepoint(async (inner) => {
+        await inner.query("insert into s values (4)");
+        return "nested";
+      });
+    });
+    assert.equal(kept, "nested");
+  });
+  const { rows } = await db.query<{ k: number }>("select k from s order by k");
+  assert.deepEqual(rows.map((r) => r.k), [1, 3, 4]);
+});
+
+eachDatabase("a failed statement spoils its scope even when caught", async (db) => {
+  await db.exec("create table f (k int primary key)");
+  await assert.rejects(
+    db.transaction(async (tx) => {
+      await tx.query("insert into f values (1)");
+      await tx.query("insert into f values (1)").catch(() => {});
+      return "swallowed";
+    }),
+    (e) => e instanceof SqlError && e.code === "23505",
+  );
+  assert.equal(await count(db, "f"), 0);
+
+  // The statement that broke the transaction is reported, not the refusals
+  // of the statements after it.
+  await assert.rejects(
+    db.transaction(async (tx) => {
+      await tx.query("insert into f values (1), (1)").catch(() => {});
+      await tx.query("select 1");
+    }),
+    (e) => e instanceof SqlError && e.code === "23505",
+  );
+
+  // Inside a savepoint the damage stays there: the outer transaction commits.
+  await db.transaction(async (tx) => {
+    await tx.query("insert into f values (1)");
+    await assert.rejects(
+      tx.savepoint(async (sp) => {
+        await sp.query("insert into f values (1)").catch(() => {});
+      }),
+      (e) => e instanceof SqlError && e.code === "23505",
+    );
+    await tx.query("insert into f values (2)");
+  });
+  assert.equal(await count(db, "f"), 2);
+});
+
+eachDatabase("a transaction handle is dead once its transaction ended", async (db) => {
+  let leaked: Transaction | undefined;
+  await db.transaction(async (tx) => {
+    await tx.query("select 1");
+    leaked = tx;
+  });
+  await assert.rejects(leaked!.query("select 1"), /transaction has ended/);
+  await assert.rejects(leaked!.savepoint(() => Promise.resolve()), /transaction has ended/);
+});
+
+eachDatabase("NOTIFY reaches listeners only after the sender commits", async (db) => {
+  const received: string[] = [];
+  const unlisten = await db.listen("sutra_test_events", (payload) => received.push(payload));
+  try {
+    await db.transaction(async (tx) => {
+      await tx.query("select pg_notify($1, $2)", ["sutra_test_events", "from-tx"]);
+      await sleep(100);
+      assert.deepEqual(received, []);
+    });
+    await eventually(() => received.length === 1);
+    assert.deepEqual(received, ["from-tx"]);
+
+    await assert.rejects(
+      db.transaction(async (tx) => {
+        await tx.query("select pg_notify('sutra_test_events', 'rolled-back')");
+        throw new Error("abandon");
+      }),
+      /abandon/,
+    );
+    await db.notify("sutra_test_events", "direct");
+    await eventually(() => received.length === 2);
+    assert.deepEqual(received, ["from-tx", "direct"]);
+  } finally {
+    await unlisten();
+  }
+  await db.notify("sutra_test_events", "after-unlisten");
+  await sleep(100);
+  assert.deepEqual(received, ["from-tx", "direct"]);
+  await assert.rejects(db.listen("Bad-Channel", () => {}), TypeError);
+});
+
+Deno.test("a closed database refuses work and closes twice harmlessly", async () => {
+  const db = await openDatabase("memory://");
+  await db.close();
+  await db.close();
+  await assert.rejects(db.query("select 1"), /closed/);
+});
+
+tier2Test("a closed server database refuses work and closes twice harmlessly", async () => {
+  await withServerDatabase(async (db) => {
+    await db.close();
+    await db.close();
+    await assert.rejects(db.query("select 1"), /closed/);
+  });
+});
+
+tier2Test("FOR UPDATE on the server blocks a second transaction until the first ends", async () => {
+  await withServerDatabase(async (db) => {
+    await db.exec(
+      "create table locked (k int primary key, v int); insert into locked values (1, 0)",
+    );
+    const events: string[] = [];
+    let releaseFirst!: () => void;
+    const firstHolds = new Promise<void>((resolve) => releaseFirst = resolve);
+    let firstLocked!: () => void;
+    const locked = new Promise<void>((resolve) => firstLocked = resolve);
+
+    const first = db.transaction(async (tx) => {
+      await tx.query("select * from locked where k = 1 for update");
+      firstLocked();
+      await firstHolds;
+      await tx.query("update locked set v = v + 1 where k = 1");
+      events.push("first commits");
+    });
+    await locked;
+    const second = db.transaction(async (tx) => {
+      const { rows } = await tx.query<{ v: number }>("select v from locked where k = 1 for update");
+      events.push(`second sees ${rows[0].v}`);
+    });
+    await sleep(300);
+    assert.deepEqual(events, []);
+    releaseFirst();
+    await Promise.all([first, second]);
+    assert.deepEqual(events, ["first commits", "second sees 1"]);
+  });
+});
+
+Deno.test("PGlite runs one transaction at a time and queues outside statements", async () => {
+  await withMemoryDatabase(async (db) => {
+    await db.exec("create table q (k text)");
+    const events: string[] = [];
+    let releaseA!: () => void;
+    const aHolds = new Promise<void>((resolve) => releaseA = resolve);
+    let aStarted!: () => void;
+    const started = new Promise<void>((resolve) => aStarted = resolve);
+
+    const a = db.transaction(async (tx) => {
+      events.push("a begins");
+      await tx.query("insert into q values ('a')");
+      aStarted();
+      await aHolds;
+      events.push("a rolls back");
+      throw new Error("a aborts");
+    });
+    await started;
+    const b = db.transaction(async (tx) => {
+      events.push("b begins");
+      await tx.query("insert into q values ('b')");
+    });
+    // Outside any transaction: must neither run inside a's transaction nor
+    // be lost by its rollback.
+    const outside = db.query("insert into q values ('outside')").then(() => events.push("outside"));
+    await sleep(100);
+    assert.deepEqual(events, ["a begins"]);
+    releaseA();
+    await assert.rejects(a, /a aborts/);
+    await Promise.all([b, outside]);
+    assert.deepEqual(events, ["a begins", "a rolls back", "b begins", "outside"]);
+    const { rows } = await db.query<{ k: string }>("select k from q order by k");
+    assert.deepEqual(rows.map((r) => r.k), ["b", "outside"]);
+  });
+});
+
+Deno.test("PGlite refuses a database call from inside its own transaction instead of hanging", async () => {
+  await withMemoryDatabase(async (db) => {
+    await db.transaction(async () => {
+      await assert.rejects(db.query("select 1"), /single connection/);
+      await assert.rejects(db.transaction(() => Promise.resolve()), /single connection/);
+    });
+    // A listener fired by a commit may use the database.
+    const seen: number[] = [];
+    const unlisten = await db.listen("sutra_test_echo", () => {
+      db.query<{ one: number }>("select 1 as one").then((r) => seen.push(r.rows[0].one));
+    });
+    await db.transaction(async (tx) => {
+      await tx.query("select pg_notify('sutra_test_echo', '')");
+    });
+    await eventually(() => seen.length === 1);
+    await unlisten();
+  });
+});
+
+Deno.test("a schema option isolates in-memory tables too", async () => {
+  await withMemoryDatabase(async (db) => {
+    await db.exec("create table inside (k int)");
+    const { rows } = await db.query<{ schemaname: string }>(
+      "select schemaname from pg_tables where tablename = 'inside'",
+    );
+    assert.deepEqual(rows, [{ schemaname: "tenant_a" }]);
+  }, { schema: "tenant_a" });
+});

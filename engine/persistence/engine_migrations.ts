@@ -1,0 +1,29 @@
+/**
+ * The engine's own schema, as the ordered list of migrations this build
+ * ships. The scripts are string constants rather than files so a compiled
+ * binary carries them without reading anything from disk.
+ *
+ * A shipped script never changes once released: the ledger stores its
+ * checksum and a changed script refuses to boot. Schema changes are new
+ * versions appended to the list.
+ *
+ * @module
+ */
+import type { Migration } from "./migrations.ts";
+
+/** Version 1: the leases that elect one engine per role (timers, sweeps, …). */
+const FOUNDATION = `
+create table leases (
+  tenant text not null default 'default',
+  role text not null,
+  owner text not null,
+  expires_at timestamptz not null,
+  acquired_at timestamptz not null default now(),
+  primary key (tenant, role)
+);
+`;
+
+/** Every engine migration, ascending by version. */
+export const ENGINE_MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: "foundation", sql: FOUNDATION },
+];

@@ -1,0 +1,320 @@
+/**
+ * The server driver: a connection pool to PostgreSQL through `npm:postgres`.
+ *
+ * Every connection starts with the same session settings (UTC time zone, ISO
+ * date style, hex bytea, the configured schema as search path) so values read
+ * back identically to the embedded driver's.
+ *
+ * @module
+ */
+import postgres from "postgres";
+import type { Logger } from "../core/log.ts";
+import { type Database, type QueryResult, SqlError, type Transaction } from "./database.ts";
+import {
+  assertSafeIntegers,
+  checkChannel,
+  checkParams,
+  CONVERSIONS,
+  quoteIdentifier,
+} from "./_values.ts";
+
+/** Options for {@link openPostgres}. */
+export interface PostgresOpenOptions {
+  /** `postgres://` or `postgresql://` URL, credentials included. */
+  readonly url: string;
+  /** Schema every connection uses (created if missing). */
+  readonly schema?: string;
+  /** What {@link Database.description} reports. */
+  readonly description: string;
+  /** How long connecting may take before the open fails (seconds). */
+  readonly connectTimeoutSeconds: number;
+  /** Pool size (default 10). */
+  readonly maxConnections?: number;
+  /** Receives server notices (debug) and listener failures. */
+  readonly log?: Logger;
+}
+
+type Sql = postgres.Sql;
+type Row = Record<string, unknown>;
+
+// Statements go through the extended protocol even without parameters (one
+// statement per call, as on PGlite) and are prepared once per connection.
+const QUERY_OPTIONS = { prepare: true, simple: false } as postgres.UnsafeQueryOptions;
+
+/**
+ * Opens a pool and proves it with `select 1` within the connect timeout; on
+ * failure the pool is closed and the underlying error thrown.
+ */
+export async function openPostgres(options: PostgresOpenOptions): Promise<Database> {
+  const sql = postgres(options.url, {
+    max: options.maxConnections ?? 10,
+    connect_timeout: options.connectTimeoutSeconds,
+    onnotice: (notice) => options.log?.debug(`server notice: ${notice.message}`),
+    connection: sessionSettings(options.schema),
+    types: Object.fromEntries(
+      CONVERSIONS.map((c) => [`oid${c.oid}`, {
+        to: c.oid,
+        from: [c.oid],
+        parse: c.parse,
+        serialize: c.serialize,
+      }]),
+    ),
+  });
+  try {
+    await withinSeconds(sql.unsafe("select 1").execute(), options.connectTimeoutSeconds);
+    if (options.schema !== undefined) await createSchema(sql, options.schema);
+  } catch (error) {
+    await sql.end({ timeout: 0 });
+    throw translate(error);
+  }
+  return new PostgresDatabase(sql, options);
+}
+
+function sessionSettings(schema: string | undefined): Record<string, string> {
+  const settings: Record<string, string> = {
+    application_name: "sutra",
+    TimeZone: "UTC",
+    DateStyle: "ISO, MDY",
+    bytea_output: "hex",
+  };
+  if (schema !== undefined) settings.search_path = quoteIdentifier(schema);
+  return settings;
+}
+
+async function createSchema(sql: Sql, schema: string): Promise<void> {
+  try {
+    await sql.unsafe(`create schema if not exists ${quoteIdentifier(schema)}`);
+  } catch (error) {
+    // Two processes creating the same schema at once: one of them loses the
+    // catalog race with a duplicate error, and the schema exists either way.
+    const code = (error as { code?: unknown }).code;
+    if (code !== "23505" && code !== "42P06") throw error;
+  }
+}
+
+// The driver keeps retrying some unreachable hosts without ever failing the
+// pending query, so the open enforces the timeout itself.
+async function withinSeconds(pending: Promise<unknown>, seconds: number): Promise<void> {
+  pending.catch(() => {});
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`no answer within ${seconds} s`)),
+      seconds * 1000,
+    );
+  });
+  try {
+    await Promise.race([pending, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+// The same server error can surface twice (from the statement, and again
+// from the transaction that it spoiled); both surface as one SqlError.
+const translated = new WeakMap<object, SqlError>();
+
+/** Maps the driver's PostgresError onto {@link SqlError}; anything else passes through. */
+function translate(error: unknown): unknown {
+  if (!(error instanceof postgres.PostgresError)) return error;
+  let sqlError = translated.get(error);
+  if (!sqlError) {
+    sqlError = new SqlError(error.message, {
+      code: error.code,
+      detail: error.detail,
+      hint: error.hint,
+      schema: error.schema_name,
+      table: error.table_name,
+      column: error.column_name,
+      constraint: error.constraint_name,
+    }, { cause: error });
+    translated.set(error, sqlError);
+  }
+  return sqlError;
+}
+
+async function run<T>(
+  sql: postgres.Sql | postgres.TransactionSql,
+  text: string,
+  params: readonly unknown[],
+): Promise<QueryResult<T>> {
+  checkParams(params);
+  let result: postgres.RowList<Row[]>;
+  try {
+    result = await sql.unsafe<Row[]>(
+      text,
+      params as postgres.ParameterOrJSON<never>[],
+      QUERY_OPTIONS,
+    );
+  } catch (error) {
+    throw translate(error);
+  }
+  const rows = Array.from(result) as T[];
+  assertSafeIntegers(rows as Row[], result.columns ?? []);
+  return { rows, rowCount: result.count ?? rows.length };
+}
+
+async function execScript(
+  sql: postgres.Sql | postgres.TransactionSql,
+  text: string,
+): Promise<void> {
+  try {
+    await sql.unsafe(text);
+  } catch (error) {
+    throw translate(error);
+  }
+}
+
+class PostgresDatabase implements Database {
+  readonly driver = "postgres" as const;
+  readonly description: string;
+  readonly #sql: Sql;
+  readonly #log: Logger | undefined;
+  #closing: Promise<void> | undefined;
+
+  constructor(sql: Sql, options: PostgresOpenOptions) {
+    this.#sql = sql;
+    this.#log = options.log;
+    this.description = options.description;
+  }
+
+  async query<T = Record<string, unknown>>(
+    sql: string,
+    params: readonly unknown[] = [],
+  ): Promise<QueryResult<T>> {
+    this.#assertOpen();
+    return await run<T>(this.#sql, sql, params);
+  }
+
+  async exec(sql: string): Promise<void> {
+    this.#assertOpen();
+    await execScript(this.#sql, sql);
+  }
+
+  async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+    this.#assertOpen();
+    try {
+      return await this.#sql.begin((handle) => inScope(handle, fn)) as T;
+    } catch (error) {
+      throw translate(error);
+    }
+  }
+
+  async listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>> {
+    this.#assertOpen();
+    checkChannel(channel);
+    let subscription: postgres.ListenMeta;
+    try {
+      subscription = await this.#sql.listen(channel, (payload) => {
+        // A throw here would land in the driver's socket handler and drop the
+        // listening connection.
+        try {
+          onNotify(payload);
+        } catch (error) {
+          this.#log?.error(`listener on channel '${channel}' failed`, { error });
+        }
+      });
+    } catch (error) {
+      throw translate(error);
+    }
+    return async () => {
+      if (!this.#closing) await subscription.unlisten();
+    };
+  }
+
+  async notify(channel: string, payload: string): Promise<void> {
+    checkChannel(channel);
+    await this.query("select pg_notify($1, $2)", [channel, payload]);
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= this.#sql.end();
+    return this.#closing;
+  }
+
+  #assertOpen(): void {
+    if (this.#closing) throw new Error(`database ${this.description} is closed`);
+  }
+}
+
+// SQLSTATE of a statement refused because an earlier one aborted the transaction.
+const IN_FAILED_TRANSACTION = "25P02";
+
+/**
+ * Runs `fn` on a scope object that refuses use after the scope ended and
+ * reports the statement that aborted the scope rather than the refusals of
+ * the statements after it.
+ */
+async function inScope<T>(
+  handle: postgres.TransactionSql,
+  fn: (tx: Transaction) => Promise<T>,
+): Promise<T> {
+  const scope = new PostgresTransaction(handle);
+  try {
+    return await fn(scope);
+  } catch (error) {
+    throw scope.rootCause(error);
+  } finally {
+    scope.close();
+  }
+}
+
+class PostgresTransaction implements Transaction {
+  readonly #handle: postgres.TransactionSql;
+  #failure: SqlError | undefined;
+  #closed = false;
+
+  constructor(handle: postgres.TransactionSql) {
+    this.#handle = handle;
+  }
+
+  async query<T = Record<string, unknown>>(
+    sql: string,
+    params: readonly unknown[] = [],
+  ): Promise<QueryResult<T>> {
+    this.#assertOpen();
+    try {
+      return await run<T>(this.#handle, sql, params);
+    } catch (error) {
+      throw this.#note(error);
+    }
+  }
+
+  async exec(sql: string): Promise<void> {
+    this.#assertOpen();
+    try {
+      await execScript(this.#handle, sql);
+    } catch (error) {
+      throw this.#note(error);
+    }
+  }
+
+  async savepoint<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+    this.#assertOpen();
+    try {
+      return await this.#handle.savepoint((handle) => inScope(handle, fn)) as T;
+    } catch (error) {
+      throw translate(error);
+    }
+  }
+
+  /** The first statement failure instead of a later "transaction is aborted" refusal. */
+  rootCause(error: unknown): unknown {
+    const aborted = error instanceof SqlError && error.code === IN_FAILED_TRANSACTION;
+    return aborted && this.#failure ? this.#failure : error;
+  }
+
+  /** Refuses further use once the scope has ended. */
+  close(): void {
+    this.#closed = true;
+  }
+
+  #note(error: unknown): unknown {
+    if (error instanceof SqlError) this.#failure ??= error;
+    return error;
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new Error("the transaction has ended; its handle cannot be used");
+  }
+}

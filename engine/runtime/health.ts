@@ -1,0 +1,40 @@
+/**
+ * `GET /sutra/health/live` and `GET /sutra/health/ready`. Liveness says the
+ * process answers; readiness runs every registered check and answers 503 when
+ * any is down, with each check's data so an operator can see why.
+ *
+ * @module
+ */
+import { jsonResponse, type Router } from "./http_router.ts";
+
+/** The outcome of one readiness check. */
+export interface CheckResult {
+  readonly status: "UP" | "DOWN";
+  readonly data?: Record<string, unknown>;
+}
+
+/** One named readiness check. */
+export interface ReadinessCheck {
+  readonly name: string;
+  check(): Promise<CheckResult>;
+}
+
+/** Adds the two health routes to a router. */
+export function addHealthRoutes(router: Router, checks: readonly ReadinessCheck[]): void {
+  router.add("GET", "/sutra/health/live", () => jsonResponse(200, { status: "UP" }));
+  router.add("GET", "/sutra/health/ready", async () => {
+    const results = await Promise.all(checks.map(async (c) => {
+      try {
+        return { name: c.name, ...(await c.check()) };
+      } catch (error) {
+        return {
+          name: c.name,
+          status: "DOWN" as const,
+          data: { error: error instanceof Error ? error.message : String(error) },
+        };
+      }
+    }));
+    const up = results.every((r) => r.status === "UP");
+    return jsonResponse(up ? 200 : 503, { status: up ? "UP" : "DOWN", checks: results });
+  });
+}

@@ -1,0 +1,13 @@
+/**
+ * `sutra-engine`: the composition root. It is the one place that names the
+ * concrete implementations (secret resolvers today; codecs, transports and
+ * data stores as they land), each of which registers itself on import.
+ *
+ * @module
+ */
+import "./io/secrets/mod.ts";
+import { runEngineProcess } from "./engine/runtime/mod.ts";
+
+if (import.meta.main) {
+  Deno.exit(await runEngineProcess());
+}
