@@ -8,6 +8,7 @@
 import { DiagnosticError, formatDiagnostic } from "../engine/core/diagnostic.ts";
 import { ENGINE_VERSION } from "../engine/core/version.ts";
 import { type CliIo, type Command, EXIT_USAGE, UsageError } from "./command.ts";
+import { explainCommand } from "./explain.ts";
 import { migrateCommand } from "./migrate.ts";
 import { versionCommand } from "./version.ts";
 
@@ -55,7 +56,7 @@ export function programNameFromBinary(): string {
 
 /** Every command, in help order. */
 export function commands(programName: string): Command[] {
-  return [migrateCommand, versionCommand({ programName })];
+  return [explainCommand, migrateCommand, versionCommand({ programName })];
 }
 
 /** Runs the CLI with `argv` (without the program name); resolves to the exit code. */

@@ -10,6 +10,8 @@
 /** Code → one-line meaning. Grouped by category; keep each group sorted. */
 export const CODES = {
   // Command line
+  "SUTRA.CLI.CONTEXT_INVALID":
+    "A line of a `sutra explain --context` file is not `name: value` with a JSON or FEEL value.",
   "SUTRA.CLI.FILE_UNREADABLE": "A file named on the command line cannot be read.",
   "SUTRA.CLI.USAGE": "Unknown command, unknown flag or a missing/invalid argument.",
   // Configuration
@@ -28,6 +30,11 @@ export const CODES = {
   "SUTRA.DB.UNREACHABLE": "The engine database could not be opened or connected to.",
   "SUTRA.DB.URL_INVALID":
     "The datasource URL is not a postgres://, postgresql://, file path or memory:// URL.",
+  // FEEL
+  "SUTRA.FEEL.INTERNAL": "A defect inside the FEEL library, reported instead of thrown.",
+  "SUTRA.FEEL.NONDETERMINISTIC":
+    "now()/today() where a replay-safe expression is required and no clock is supplied.",
+  "SUTRA.FEEL.PARSE": "The text is not a well-formed FEEL expression or unary-test list.",
   // Engine lifecycle and HTTP
   "SUTRA.ENGINE.BOOT_FAILED": "The engine could not start; the message names the failing stage.",
   "SUTRA.HTTP.NOT_FOUND": "No route matches the request path.",
