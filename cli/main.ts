@@ -8,8 +8,11 @@
 import { DiagnosticError, formatDiagnostic } from "../engine/core/diagnostic.ts";
 import { ENGINE_VERSION } from "../engine/core/version.ts";
 import { type CliIo, type Command, EXIT_USAGE, UsageError } from "./command.ts";
+import { describeCommand } from "./describe.ts";
+import { dispatchGraphCommand } from "./dispatch_graph.ts";
 import { explainCommand } from "./explain.ts";
 import { migrateCommand } from "./migrate.ts";
+import { simulateCommand } from "./simulate.ts";
 import { versionCommand } from "./version.ts";
 
 /** Options for {@link runCli}. */
@@ -56,7 +59,14 @@ export function programNameFromBinary(): string {
 
 /** Every command, in help order. */
 export function commands(programName: string): Command[] {
-  return [explainCommand, migrateCommand, versionCommand({ programName })];
+  return [
+    describeCommand,
+    dispatchGraphCommand,
+    simulateCommand,
+    explainCommand,
+    migrateCommand,
+    versionCommand({ programName }),
+  ];
 }
 
 /** Runs the CLI with `argv` (without the program name); resolves to the exit code. */

@@ -14,6 +14,81 @@ export const CODES = {
     "A line of a `sutra explain --context` file is not `name: value` with a JSON or FEEL value.",
   "SUTRA.CLI.FILE_UNREADABLE": "A file named on the command line cannot be read.",
   "SUTRA.CLI.USAGE": "Unknown command, unknown flag or a missing/invalid argument.",
+  // BPMN model (see docs/bpmn.md)
+  "SUTRA.CONFIG.BPMN.ASSIGNMENT_TARGET_INVALID": "An assignment target is not a variable or path.",
+  "SUTRA.CONFIG.BPMN.CONDITION_MISSING":
+    "A flow leaving a diverging gateway has no condition and is not the default.",
+  "SUTRA.CONFIG.BPMN.COVERAGE_FLOW_UNKNOWN":
+    "A coverage route names a flow the process does not have.",
+  "SUTRA.CONFIG.BPMN.COVERAGE_NOT_CONTIGUOUS":
+    "Consecutive flows of a coverage route do not connect.",
+  "SUTRA.CONFIG.BPMN.COVERAGE_PATH_DUPLICATE": "A coverage path id is declared twice.",
+  "SUTRA.CONFIG.BPMN.DEFAULT_HAS_CONDITION":
+    "A default flow carries a condition that is never evaluated (warning).",
+  "SUTRA.CONFIG.BPMN.DEFAULT_NOT_OUTGOING":
+    "A default flow is not one of the node's outgoing flows.",
+  "SUTRA.CONFIG.BPMN.ELEMENT_UNKNOWN":
+    "An element in the BPMN namespace that BPMN 2.0 does not define in that position.",
+  "SUTRA.CONFIG.BPMN.ELEMENT_UNSUPPORTED":
+    "A BPMN construct the engine does not run (a warning for a global task nothing calls).",
+  "SUTRA.CONFIG.BPMN.ENCODING_UNSUPPORTED":
+    "The BPMN file's bytes cannot be decoded in the declared or detected encoding.",
+  "SUTRA.CONFIG.BPMN.EVENT_DEFINITION_INVALID":
+    "An event trigger used where BPMN does not allow it.",
+  "SUTRA.CONFIG.BPMN.EVENT_GATEWAY_TARGET_INVALID":
+    "An event-based gateway leads to something other than a catch event or receive task.",
+  "SUTRA.CONFIG.BPMN.EXPRESSION_EMPTY": "An empty condition or script.",
+  "SUTRA.CONFIG.BPMN.EXPRESSION_LANGUAGE_UNSUPPORTED":
+    "An expression in a language other than FEEL.",
+  "SUTRA.CONFIG.BPMN.FEEL_PATH_INVALID": "A FEEL path leaves the known shape of its value.",
+  "SUTRA.CONFIG.BPMN.FEEL_SYNTAX": "A FEEL expression in the file does not parse.",
+  "SUTRA.CONFIG.BPMN.FEEL_UNKNOWN_VARIABLE": "A FEEL path starts at an undeclared, unbound name.",
+  "SUTRA.CONFIG.BPMN.FLOW_CROSSES_SCOPE":
+    "A flow or boundary event reaches into another process or sub-process.",
+  "SUTRA.CONFIG.BPMN.ID_DUPLICATE": "An id is used twice in one file.",
+  "SUTRA.CONFIG.BPMN.ID_MISSING": "An element that needs an id has none.",
+  "SUTRA.CONFIG.BPMN.IMPLEMENTATION_UNSUPPORTED": "A task implementation that cannot run.",
+  "SUTRA.CONFIG.BPMN.LINK_DUPLICATE": "Two link catches in one scope share a name.",
+  "SUTRA.CONFIG.BPMN.LINK_UNMATCHED": "A link throw has no catch of the same name in its scope.",
+  "SUTRA.CONFIG.BPMN.NOT_BPMN": "The root element is not a BPMN 2.0 definitions element.",
+  "SUTRA.CONFIG.BPMN.PROCESS_NOT_EXECUTABLE":
+    "A documentation process (isExecutable=false) was read but not planned (info).",
+  "SUTRA.CONFIG.BPMN.Q_DUPLICATE":
+    "A once-only q: element repeated, or an alias or variable declared twice.",
+  "SUTRA.CONFIG.BPMN.Q_MISPLACED": "A q: element outside extensionElements.",
+  "SUTRA.CONFIG.BPMN.Q_NOT_APPLICABLE": "A q: element on a host where it means nothing.",
+  "SUTRA.CONFIG.BPMN.Q_SCHEMA": "A q: element violates xsd/q.xsd.",
+  "SUTRA.CONFIG.BPMN.Q_SCHEMA_UNAVAILABLE":
+    "The q: schema check could not run, so the file is refused.",
+  "SUTRA.CONFIG.BPMN.REFERENCE_DANGLING": "A reference names nothing in the file.",
+  "SUTRA.CONFIG.BPMN.REFERENCE_MISSING": "A required reference attribute is absent.",
+  "SUTRA.CONFIG.BPMN.REFERENCE_WRONG_KIND": "A reference names an element of the wrong kind.",
+  "SUTRA.CONFIG.BPMN.RETRY_DELAY_INVALID": "q:retry maxDelay is shorter than initialDelay.",
+  "SUTRA.CONFIG.BPMN.RETRY_NOT_APPLICABLE":
+    "q:retry on a task that cannot retry, or beside a routed timer boundary.",
+  "SUTRA.CONFIG.BPMN.RETRY_TIMEOUT_REQUIRED":
+    "A channel-call retry without the route-less q:timeout.",
+  "SUTRA.CONFIG.BPMN.SCRIPT_FORMAT_UNSUPPORTED": "A script that is not FEEL.",
+  "SUTRA.CONFIG.BPMN.SCRIPT_MISSING": "A script task has no script.",
+  "SUTRA.CONFIG.BPMN.SEND_MISSING": "A message throw has no q:send or q:reply.",
+  "SUTRA.CONFIG.BPMN.SEND_TARGET_INVALID": "A q:send needs exactly one of destination and channel.",
+  "SUTRA.CONFIG.BPMN.SOURCE_CODEC": "A q:source names a codec (the channel owns the codec).",
+  "SUTRA.CONFIG.BPMN.SOURCE_DUPLICATE": "A node has more than one q:source.",
+  "SUTRA.CONFIG.BPMN.SOURCE_MISSING": "A message-consuming node has no q:source.",
+  "SUTRA.CONFIG.BPMN.SOURCE_PATTERN_INVALID":
+    "messageTypePattern is not a valid regular expression.",
+  "SUTRA.CONFIG.BPMN.SOURCE_TYPE_CONFLICT":
+    "A q:source sets both messageTypeValue and messageTypePattern.",
+  "SUTRA.CONFIG.BPMN.START_MISSING": "An executable process has no start event.",
+  "SUTRA.CONFIG.BPMN.START_TRIGGER_AMBIGUOUS": "A start event has both a q:source and a timer.",
+  "SUTRA.CONFIG.BPMN.TIMER_MALFORMED": "A timer value is not an ISO-8601 date, duration or cycle.",
+  "SUTRA.CONFIG.BPMN.TIMER_MISSING": "A timer has no date, duration or cycle.",
+  "SUTRA.CONFIG.BPMN.TIMER_UNSUPPORTED":
+    "A well-formed timer the engine refuses (cron, calendar durations, a date without a zone).",
+  "SUTRA.CONFIG.BPMN.TRANSIENT_READ_AFTER_WAIT": "A transient variable is read after a wait state.",
+  "SUTRA.CONFIG.BPMN.VALUE_INVALID": "A BPMN attribute value is unreadable.",
+  "SUTRA.CONFIG.BPMN.VARIABLE_TYPE_CONFLICT": "A q:variable has both a type and a schema.",
+  "SUTRA.CONFIG.BPMN.XML_MALFORMED": "The BPMN file is not well-formed XML.",
   // Configuration
   "SUTRA.CONFIG.FILE.UNREADABLE":
     "The configuration file named by SUTRA_CONFIG exists but cannot be read or parsed.",

@@ -1,0 +1,208 @@
+/**
+ * Event rules. In every process: each event definition must be legal where
+ * it is used (BPMN's trigger/position table), events with several
+ * definitions ("multiple" triggers) are not supported, and link throws
+ * must pair with exactly one catch of the same name. In executable
+ * processes: a start event is triggered by a message or by a clock, never
+ * both; throws that need a referenced error, escalation or signal name one;
+ * a process has a start event.
+ *
+ * @module
+ */
+import type { EventDefinition, EventNode } from "../model.ts";
+import { isEvent, linkName } from "../model.ts";
+import type { ContainerEntry } from "../model_index.ts";
+import type { RuleContext } from "./context.ts";
+
+type Trigger = EventDefinition["type"] | "none";
+
+// Which triggers each event position accepts, per BPMN 2.0 (section 10.5).
+const TOP_START: ReadonlySet<Trigger> = new Set([
+  "none",
+  "message",
+  "timer",
+  "signal",
+  "conditional",
+]);
+const EVENT_SUB_START: ReadonlySet<Trigger> = new Set([
+  "message",
+  "timer",
+  "signal",
+  "conditional",
+  "error",
+  "escalation",
+  "compensate",
+]);
+const NESTED_START: ReadonlySet<Trigger> = new Set(["none"]);
+const CATCH: ReadonlySet<Trigger> = new Set(["message", "timer", "signal", "conditional", "link"]);
+const THROW: ReadonlySet<Trigger> = new Set([
+  "none",
+  "message",
+  "signal",
+  "escalation",
+  "compensate",
+  "link",
+]);
+const BOUNDARY: ReadonlySet<Trigger> = new Set([
+  "message",
+  "timer",
+  "signal",
+  "conditional",
+  "error",
+  "escalation",
+  "compensate",
+  "cancel",
+]);
+const END: ReadonlySet<Trigger> = new Set([
+  "none",
+  "message",
+  "signal",
+  "error",
+  "escalation",
+  "compensate",
+  "cancel",
+  "terminate",
+]);
+
+/** Checks every event of every process. */
+export function checkEvents(ctx: RuleContext): void {
+  for (const container of ctx.index.containers) {
+    const links = new Map<string, EventNode[]>();
+    const throws: EventNode[] = [];
+    for (const node of container.content.nodes) {
+      if (
+        node.kind === "eventBasedGateway" &&
+        (node.instantiate || node.eventGatewayType === "Parallel")
+      ) {
+        ctx.report(
+          "SUTRA.CONFIG.BPMN.ELEMENT_UNSUPPORTED",
+          `event-based gateway '${node.id}': ${
+            node.instantiate ? "instantiating" : "parallel"
+          } event-based gateways are not supported; start the process with start events`,
+          node,
+          { attributes: { node: node.id, element: "eventBasedGateway" } },
+        );
+      }
+      if (!isEvent(node)) continue;
+      checkPosition(ctx, container, node);
+      const name = linkName(node);
+      if (name !== undefined) {
+        if (node.kind === "intermediateCatchEvent") {
+          links.set(name, [...(links.get(name) ?? []), node]);
+        } else if (node.kind === "intermediateThrowEvent") {
+          throws.push(node);
+        }
+      }
+      if (ctx.executable(container.process)) checkExecutable(ctx, node);
+    }
+    for (const [name, catches] of links) {
+      for (const duplicate of catches.slice(1)) {
+        ctx.report(
+          "SUTRA.CONFIG.BPMN.LINK_DUPLICATE",
+          `link catch '${duplicate.id}' reuses the link name '${name}' of '${catches[0].id}'`,
+          duplicate,
+          { attributes: { node: duplicate.id, link: name } },
+        );
+      }
+    }
+    for (const t of throws) {
+      const name = linkName(t) ?? "";
+      if (!links.has(name)) {
+        ctx.report(
+          "SUTRA.CONFIG.BPMN.LINK_UNMATCHED",
+          `link throw '${t.id}' names link '${name}', which no catch event in '${container.id}' has`,
+          t,
+          { attributes: { node: t.id, link: name } },
+        );
+      }
+    }
+    if (
+      !container.owner && ctx.executable(container.process) &&
+      !container.content.nodes.some((n) => n.kind === "startEvent")
+    ) {
+      ctx.report(
+        "SUTRA.CONFIG.BPMN.START_MISSING",
+        `executable process '${container.id}' has no start event`,
+        container.process,
+        { attributes: { process: container.id } },
+      );
+    }
+  }
+}
+
+function allowedTriggers(container: ContainerEntry, node: EventNode): ReadonlySet<Trigger> {
+  switch (node.kind) {
+    case "startEvent":
+      if (!container.owner) return TOP_START;
+      return container.owner.triggeredByEvent ? EVENT_SUB_START : NESTED_START;
+    case "intermediateCatchEvent":
+      return CATCH;
+    case "intermediateThrowEvent":
+      return THROW;
+    case "boundaryEvent":
+      return BOUNDARY;
+    case "endEvent":
+      return END;
+  }
+}
+
+function checkPosition(ctx: RuleContext, container: ContainerEntry, node: EventNode): void {
+  if (node.definitions.length > 1 || node.parallelMultiple) {
+    ctx.report(
+      "SUTRA.CONFIG.BPMN.ELEMENT_UNSUPPORTED",
+      `${node.kind} '${node.id}' has ${node.definitions.length} event definitions; ` +
+        "multiple and parallel-multiple triggers are not supported",
+      node,
+      { attributes: { node: node.id, element: node.kind } },
+    );
+    return;
+  }
+  const trigger: Trigger = node.definitions[0]?.type ?? "none";
+  const allowed = allowedTriggers(container, node);
+  let reason = allowed.has(trigger)
+    ? undefined
+    : `a ${node.kind} here cannot have a ${trigger} trigger`;
+  if (
+    !reason && trigger === "cancel" && container.owner?.kind !== "transaction" &&
+    !(node.kind === "boundaryEvent" &&
+      ctx.index.nodes.get(node.attachedToRef ?? "")?.node.kind === "transaction")
+  ) {
+    reason = "cancel events belong to transactions";
+  }
+  if (!reason) return;
+  ctx.report(
+    "SUTRA.CONFIG.BPMN.EVENT_DEFINITION_INVALID",
+    `${node.kind} '${node.id}': ${reason}`,
+    node.definitions[0] ?? node,
+    { attributes: { node: node.id, trigger } },
+  );
+}
+
+function checkExecutable(ctx: RuleContext, node: EventNode): void {
+  const d = node.definitions[0];
+  if (node.kind === "startEvent" && d?.type === "timer" && node.q.sources.length > 0) {
+    ctx.report(
+      "SUTRA.CONFIG.BPMN.START_TRIGGER_AMBIGUOUS",
+      `start event '${node.id}' has both a q:source and a timer; a start is triggered by a message or by a clock`,
+      node,
+      { attributes: { node: node.id } },
+    );
+  }
+  const throwing = node.kind === "endEvent" || node.kind === "intermediateThrowEvent";
+  if (!d || !throwing) return;
+  const missing = d.type === "error" && !d.errorRef
+    ? "errorRef"
+    : d.type === "escalation" && !d.escalationRef
+    ? "escalationRef"
+    : d.type === "signal" && !d.signalRef
+    ? "signalRef"
+    : undefined;
+  if (missing) {
+    ctx.report(
+      "SUTRA.CONFIG.BPMN.REFERENCE_MISSING",
+      `${node.kind} '${node.id}' throws a ${d.type} but names none (${missing})`,
+      d,
+      { attributes: { node: node.id, attribute: missing } },
+    );
+  }
+}
