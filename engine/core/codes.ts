@@ -117,6 +117,18 @@ export const CODES = {
   "SUTRA.HTTP.LISTEN_FAILED": "The HTTP listener could not bind its port.",
   // Runtime
   "SUTRA.RUNTIME.UNEXPECTED": "An unexpected internal error, contained to one request or instance.",
+  // .srl rulesets (see docs/srl.md)
+  "SUTRA.SRL.ACTION_ARGUMENTS":
+    "An .srl action has the wrong arguments or a set target that is not a plain name.",
+  "SUTRA.SRL.ACTION_FAILED":
+    "An .srl action argument could not be evaluated or had the wrong type.",
+  "SUTRA.SRL.CONDITION_FAILED": "An .srl condition could not be evaluated or gave a non-boolean.",
+  "SUTRA.SRL.DUPLICATE_RULE": "Two .srl rules share a name.",
+  "SUTRA.SRL.EXPRESSION": "An .srl condition or argument is not valid FEEL.",
+  "SUTRA.SRL.INTERNAL": "A defect in the .srl library, reported instead of thrown.",
+  "SUTRA.SRL.PARSE": "The .srl rule framing is malformed.",
+  "SUTRA.SRL.RESERVED_ACTION": "insert or retract: reserved .srl verbs.",
+  "SUTRA.SRL.UNKNOWN_ACTION": "An .srl verb other than report and set.",
   // Secrets
   "SUTRA.SECRET.REFERENCE_INVALID":
     "A secret reference is malformed or uses an unregistered scheme.",
