@@ -1,20 +1,9 @@
 import assert from "node:assert/strict";
-import type { CliIo } from "./command.ts";
+import { captureIo as capture } from "../tests/support/cli_io.ts";
 import { DiagnosticError, UsageError } from "./command.ts";
 import { describeCommand } from "./describe.ts";
 
 const FIXTURES = new URL("../tests/fixtures/bpmn/", import.meta.url).pathname;
-
-function capture() {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = {
-    stdout: (t) => out.push(t),
-    stderr: (t) => err.push(t),
-    env: () => undefined,
-  };
-  return { io, out: () => out.join(""), err: () => err.join("") };
-}
 
 Deno.test("describe prints processes, events, tasks, gateways, sources and replies", async () => {
   const c = capture();

@@ -1,15 +1,14 @@
 import assert from "node:assert/strict";
-import type { CliIo } from "./command.ts";
+import { captureIo } from "../tests/support/cli_io.ts";
 import { UsageError } from "./command.ts";
 import { dispatchGraphCommand } from "./dispatch_graph.ts";
 
 const FIXTURES = new URL("../tests/fixtures/bpmn/", import.meta.url).pathname;
 
 async function run(...args: string[]): Promise<string> {
-  const out: string[] = [];
-  const io: CliIo = { stdout: (t) => out.push(t), stderr: () => {}, env: () => undefined };
-  assert.equal(await dispatchGraphCommand.run(args, io), 0);
-  return out.join("");
+  const c = captureIo();
+  assert.equal(await dispatchGraphCommand.run(args, c.io), 0);
+  return c.out();
 }
 
 Deno.test("mermaid: flows, channel sources, sub-process content and escaped conditions", async () => {
@@ -48,7 +47,7 @@ Deno.test("dot: clusters per process and sub-process, dashed routing edges, quot
 });
 
 Deno.test("dispatch-graph needs --format dot or mermaid", async () => {
-  const io: CliIo = { stdout: () => {}, stderr: () => {}, env: () => undefined };
+  const { io } = captureIo();
   await assert.rejects(
     () => dispatchGraphCommand.run([`${FIXTURES}transfer.bpmn`], io),
     UsageError,

@@ -1,19 +1,9 @@
 import assert from "node:assert/strict";
-import type { CliIo } from "./command.ts";
+import { type CapturedIo, captureIo } from "../tests/support/cli_io.ts";
 import { runCli } from "./main.ts";
 
-function capture(stdin: string[] = []) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = {
-    stdout: (t) => out.push(t),
-    stderr: (t) => err.push(t),
-    env: () => undefined,
-    stdinLines: async function* () {
-      for (const line of stdin) yield line;
-    },
-  };
-  return { io, out: () => out.join(""), err: () => err.join("") };
+function capture(stdin: string[] = []): CapturedIo {
+  return captureIo({ stdin });
 }
 
 async function withContextFile(text: string, fn: (path: string) => Promise<void>) {
@@ -26,7 +16,7 @@ async function withContextFile(text: string, fn: (path: string) => Promise<void>
   }
 }
 
-const run = (args: string[], c: ReturnType<typeof capture>) =>
+const run = (args: string[], c: CapturedIo) =>
   runCli(["explain", ...args], { io: c.io, programName: "sutra" });
 
 Deno.test("explain prints the value in FEEL syntax and its type", async () => {

@@ -1,17 +1,6 @@
 import assert from "node:assert/strict";
-import type { CliIo } from "./command.ts";
+import { captureIo as capture } from "../tests/support/cli_io.ts";
 import { runCli } from "./main.ts";
-
-function capture() {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = {
-    stdout: (t) => out.push(t),
-    stderr: (t) => err.push(t),
-    env: () => undefined,
-  };
-  return { io, out: () => out.join(""), err: () => err.join("") };
-}
 
 Deno.test("sutra version prints text and the book's JSON shape", async () => {
   const text = capture();

@@ -2,23 +2,12 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { Migration } from "../engine/persistence/mod.ts";
 import { tier2Test, withServerDatabase } from "../tests/support/test_database.ts";
-import { type CliIo, UsageError } from "./command.ts";
+import { type CapturedIo, captureIo } from "../tests/support/cli_io.ts";
+import { UsageError } from "./command.ts";
 import { createMigrateCommand, migrateCommand } from "./migrate.ts";
 
-interface Captured {
-  readonly io: CliIo;
-  out(): string;
-  err(): string;
-}
-
-function capture(env: Record<string, string> = {}): Captured {
-  const out: string[] = [];
-  const err: string[] = [];
-  return {
-    io: { stdout: (t) => out.push(t), stderr: (t) => err.push(t), env: (name) => env[name] },
-    out: () => out.join(""),
-    err: () => err.join(""),
-  };
+function capture(env: Record<string, string> = {}): CapturedIo {
+  return captureIo({ env });
 }
 
 async function withTempDir(fn: (dir: string) => Promise<void>): Promise<void> {

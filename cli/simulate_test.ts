@@ -1,20 +1,14 @@
 import assert from "node:assert/strict";
-import type { CliIo } from "./command.ts";
+import { captureIo } from "../tests/support/cli_io.ts";
 import { UsageError } from "./command.ts";
 import { simulateCommand } from "./simulate.ts";
 
 const FIXTURES = new URL("../tests/fixtures/bpmn/", import.meta.url).pathname;
 
 async function run(...args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = {
-    stdout: (t) => out.push(t),
-    stderr: (t) => err.push(t),
-    env: () => undefined,
-  };
-  const code = await simulateCommand.run(args, io);
-  return { code, out: out.join(""), err: err.join("") };
+  const c = captureIo();
+  const code = await simulateCommand.run(args, c.io);
+  return { code, out: c.out(), err: c.err() };
 }
 
 Deno.test("simulate names the process and start event a channel routes to", async () => {
