@@ -129,6 +129,17 @@ export const CODES = {
   "SUTRA.SRL.PARSE": "The .srl rule framing is malformed.",
   "SUTRA.SRL.RESERVED_ACTION": "insert or retract: reserved .srl verbs.",
   "SUTRA.SRL.UNKNOWN_ACTION": "An .srl verb other than report and set.",
+  // Templates (see docs/templates.md)
+  "SUTRA.TEMPLATE.COMPILE":
+    "A template does not compile (Handlebars syntax, unknown helper, XSLT static error).",
+  "SUTRA.TEMPLATE.DUPLICATE_KEY": "Two templates were loaded under one key.",
+  "SUTRA.TEMPLATE.INVALID_OUTPUT": "A rendered body is not valid for its content type (JSON, XML).",
+  "SUTRA.TEMPLATE.RENDER": "A render failed; no partial body is returned.",
+  "SUTRA.TEMPLATE.SOURCE_INVALID":
+    "The source document given to an XSLT render is not well-formed.",
+  "SUTRA.TEMPLATE.UNKNOWN": "A render names a template key that was not loaded.",
+  "SUTRA.TEMPLATE.UNKNOWN_PARTIAL": "A Handlebars partial that no loaded template provides.",
+  "SUTRA.TEMPLATE.UNSUPPORTED": "A template file that is not .hbs, .xsl or .xslt.",
   // Secrets
   "SUTRA.SECRET.REFERENCE_INVALID":
     "A secret reference is malformed or uses an unregistered scheme.",
