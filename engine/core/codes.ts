@@ -95,6 +95,26 @@ export const CODES = {
   "SUTRA.CONFIG.PROPERTY.INVALID": "A configuration value failed its type or range check.",
   "SUTRA.CONFIG.PROPERTY.UNKNOWN":
     "A sutra.* key in the configuration file is not a known key (warning).",
+  // DMN (see docs/dmn.md)
+  "SUTRA.DMN.CYCLE": "Decisions require each other in a cycle.",
+  "SUTRA.DMN.DECISION_TABLE":
+    "An inconsistent decision table (cells per rule, hit policy, aggregation, output names or values).",
+  "SUTRA.DMN.DUPLICATE":
+    "An id, name, namespace, context entry or output column name is used twice.",
+  "SUTRA.DMN.FEEL_SYNTAX":
+    "A FEEL expression, table cell or allowed-values text in a DMN model does not parse.",
+  "SUTRA.DMN.INTERNAL": "A defect in the DMN library, reported instead of thrown.",
+  "SUTRA.DMN.MALFORMED":
+    "A DMN element lacks a required attribute or child; a decision or BKM has no logic (warning).",
+  "SUTRA.DMN.NOT_DMN":
+    "The document is not a DMN 1.1-1.5 definitions element, or nothing was given to load.",
+  "SUTRA.DMN.UNKNOWN_DECISION": "The decision or decision service to evaluate does not exist.",
+  "SUTRA.DMN.UNKNOWN_TYPE": "A typeRef names no built-in type and no item definition.",
+  "SUTRA.DMN.UNRESOLVED_REFERENCE":
+    "A requirement, import, binding or name read in an expression refers to nothing.",
+  "SUTRA.DMN.UNSUPPORTED":
+    "A construct the engine does not evaluate: a non-FEEL expression language, a PMML function.",
+  "SUTRA.DMN.XML": "A DMN file is not well-formed XML.",
   // Engine database
   "SUTRA.DB.MIGRATION.CHECKSUM_MISMATCH":
     "An applied migration's recorded checksum differs from the shipped script.",

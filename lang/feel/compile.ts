@@ -91,7 +91,21 @@ export interface CompileOptions extends ParseOptions {
   readonly deterministic?: boolean;
   /** Types the caller defines (e.g. DMN item definitions), for `instance of` and typed parameters. */
   readonly types?: ReadonlyMap<string, FeelType>;
+  /**
+   * Implements `function(…) external {…}`: given the evaluated mapping
+   * context (`{java: {class: …, method signature: …}}`) and the parameter
+   * names, returns the function's body, or undefined when the mapping names
+   * nothing the caller can run (the call is then null with a warning).
+   */
+  readonly externals?: ExternalResolver;
 }
+
+/** Resolves an external function mapping; see {@link CompileOptions.externals}. */
+export type ExternalResolver = (
+  mapping: FeelValue,
+  params: readonly string[],
+  env: EvalEnv,
+) => ((args: readonly (FeelValue | undefined)[], env: EvalEnv) => FeelValue) | undefined;
 
 /** Options for one evaluation. */
 export interface EvaluateOptions {
@@ -668,17 +682,24 @@ class Compiler {
         ? { name: p.name }
         : { name: p.name, type };
     });
-    const body = this.node(n.body, inner).run;
     const signatures = [params];
     if (n.external) {
+      // The mapping is an ordinary expression of the enclosing scope.
+      const mapping = this.node(n.body, scope).run;
+      const resolver = this.options.externals;
+      const names = params.map((p) => p.name);
       return {
-        run: () =>
-          new FeelFunction(signatures, (_args, env) => {
-            env.warn("external functions (Java, PMML) are not supported");
+        run: (f) => {
+          const body = resolver?.(mapping(f), names, f.env);
+          return new FeelFunction(signatures, (args, env) => {
+            if (body !== undefined) return body(args, env);
+            env.warn("external functions (Java, PMML) without a known mapping are not supported");
             return null;
-          }),
+          });
+        },
       };
     }
+    const body = this.node(n.body, inner).run;
     const count = params.length;
     return {
       run: (f) =>

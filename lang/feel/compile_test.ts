@@ -343,6 +343,23 @@ Deno.test("compile: external functions are parsed but not run", () => {
   assert.match(r.warnings[0], /external functions/);
 });
 
+Deno.test("compile: the externals option implements external functions", () => {
+  const seen: [string, string[]][] = [];
+  const externals = (mapping: FeelValue, params: readonly string[]) => {
+    seen.push([formatFeel(mapping), [...params]]);
+    if (!(mapping instanceof FeelContext) || !mapping.entries.has("twice")) return undefined;
+    return (args: readonly (FeelValue | undefined)[]) =>
+      new FeelDecimal(formatFeel(args[0] ?? null)).times(2);
+  };
+  const text = "(function(x) external {twice: name})(21)";
+  assert.equal(feel(text, { name: "double" }, { externals }), "42");
+  assert.deepEqual(seen, [['{twice: "double"}', ["x"]]]);
+  // A mapping the resolver does not know falls back to the refusal.
+  const r = run("(function(x) external {pmml: {}})(1)", {}, { externals });
+  assert.equal(r.value, null);
+  assert.match(r.warnings[0], /external functions/);
+});
+
 Deno.test("compile: built-in calls, names with spaces, named arguments", () => {
   assert.equal(feel('string length("🐎x")'), "2");
   assert.equal(feel("upper case(substring(name, 1, 3))", { name: "alice" }), '"ALI"');

@@ -34,6 +34,7 @@ export type {
   EvaluateOptions,
   EvaluateResult,
   Evaluation,
+  ExternalResolver,
   Refusal,
 } from "./compile.ts";
 export type { InputContext } from "./_compile_frame.ts";
@@ -46,6 +47,7 @@ export type {
   FeelDate,
   FeelDateTime,
   FeelDaysTimeDuration,
+  FeelNamedType,
   FeelNumber,
   FeelParam,
   FeelRange,
@@ -57,9 +59,12 @@ export type {
   RangeOperator,
 } from "./values.ts";
 export {
+  callFunction,
   formatFeel,
   fromJs,
   isInstanceOf,
+  kindName,
+  structureOf,
   toJs,
   typeName,
   typeOf,

@@ -41,6 +41,7 @@ import {
   type FeelDaysTimeDuration,
   FeelDecimal,
   FeelFunction,
+  type FeelNamedType,
   type FeelNumber,
   type FeelParam,
   type FeelRange,
@@ -600,6 +601,8 @@ export function typeName(type: FeelType): string {
       }>`;
     case "function":
       return `function<${type.params.map(typeName).join(", ")}>->${typeName(type.result)}`;
+    case "named":
+      return type.name;
     default:
       return type.kind;
   }
@@ -610,27 +613,50 @@ export function typeName(type: FeelType): string {
  * conforms to Any, Null conforms to everything, lists and ranges are
  * covariant, a context type is satisfied by any context type with at least
  * its entries, and function types are contravariant in their parameters.
+ * A named type stands for its structure.
  */
 export function conformsTo(sub: FeelType, sup: FeelType): boolean {
-  if (sup.kind === "Any" || sub.kind === "Null") return true;
+  return conforms(sub, sup, new Map());
+}
+
+/**
+ * `assumed` holds the pairs of named types being compared further up: two
+ * recursive types meet themselves again there, and the comparison assumes
+ * the pair conforms instead of expanding it forever.
+ */
+function conforms(
+  sub: FeelType,
+  sup: FeelType,
+  assumed: Map<FeelType, Set<FeelType>>,
+): boolean {
+  if (sup.kind === "Any" || sub.kind === "Null" || sub === sup) return true;
+  if (sub.kind === "named" || sup.kind === "named") {
+    const seen = assumed.get(sub);
+    if (seen?.has(sup)) return true;
+    if (seen === undefined) assumed.set(sub, new Set([sup]));
+    else seen.add(sup);
+    return sub.kind === "named"
+      ? conforms(sub.base, sup, assumed)
+      : conforms(sub, (sup as FeelNamedType).base, assumed);
+  }
   if (sub.kind !== sup.kind) return false;
   switch (sup.kind) {
     case "list":
     case "range":
-      return conformsTo((sub as typeof sup).item, sup.item);
+      return conforms((sub as typeof sup).item, sup.item, assumed);
     case "context": {
       const se = (sub as typeof sup).entries;
       for (const [k, t] of sup.entries) {
         const st = se.get(k);
-        if (st === undefined || !conformsTo(st, t)) return false;
+        if (st === undefined || !conforms(st, t, assumed)) return false;
       }
       return true;
     }
     case "function": {
       const sf = sub as typeof sup;
       return sf.params.length === sup.params.length &&
-        sup.params.every((p, i) => conformsTo(p, sf.params[i])) &&
-        conformsTo(sf.result, sup.result);
+        sup.params.every((p, i) => conforms(p, sf.params[i], assumed)) &&
+        conforms(sf.result, sup.result, assumed);
     }
     default:
       return true;
@@ -676,6 +702,8 @@ export function isInstanceOf(value: FeelValue, type: FeelType): boolean {
     }
     case "function":
       return value instanceof FeelFunction && functionIsInstance(value, type);
+    case "named":
+      return isInstanceOf(value, type.base);
     default:
       return kindName(value) === type.kind;
   }
@@ -696,11 +724,19 @@ export type CallArgs = { positional: FeelValue[] } | { named: Map<string, FeelVa
 function coerce(v: FeelValue, type: FeelType): FeelValue | undefined {
   if (v === null || type.kind === "Any") return v;
   let x: FeelValue = v;
-  if (type.kind === "list") {
+  const kind = structureOf(type).kind;
+  if (kind === "list") {
     if (!Array.isArray(x)) x = [x];
   } else if (Array.isArray(x) && x.length === 1) x = x[0];
-  if (type.kind === "date and time" && kindName(x) === "date") x = dateAtMidnightUtc(x as FeelDate);
+  if (kind === "date and time" && kindName(x) === "date") x = dateAtMidnightUtc(x as FeelDate);
   return isInstanceOf(x, type) ? x : undefined;
+}
+
+/** The structural type behind any names (`tPerson` → `context<…>`). */
+export function structureOf(type: FeelType): FeelType {
+  let t = type;
+  while (t.kind === "named") t = t.base;
+  return t;
 }
 
 /**

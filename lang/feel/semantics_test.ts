@@ -14,6 +14,7 @@ import {
   parseTemporalLiteral,
   power,
   rangeContains,
+  structureOf,
   subtract,
   toFeelString,
   toJs,
@@ -275,6 +276,57 @@ Deno.test("types: typeOf, typeName, instance of, conformance", () => {
   assert.equal(conformsTo({ kind: "Null" }, { kind: "number" }), true);
   assert.equal(conformsTo(listOfNumber, { kind: "list", item: { kind: "Any" } }), true);
   assert.equal(conformsTo({ kind: "date" }, { kind: "date and time" }), false);
+});
+
+Deno.test("types: a named type stands for its structure and may refer to itself", () => {
+  const tree: { kind: "named"; name: string; base: FeelType } = {
+    kind: "named",
+    name: "tTree",
+    base: { kind: "Any" },
+  };
+  tree.base = {
+    kind: "context",
+    entries: new Map<string, FeelType>([["v", { kind: "number" }], [
+      "kids",
+      { kind: "list", item: tree },
+    ]]),
+  };
+  assert.equal(typeName(tree), "tTree");
+  assert.equal(typeName({ kind: "list", item: tree }), "list<tTree>");
+  assert.equal(isInstanceOf(fromJs({ v: 1, kids: [{ v: 2, kids: [] }] }), tree), true);
+  assert.equal(isInstanceOf(fromJs({ v: 1, kids: [{ v: "x", kids: [] }] }), tree), false);
+  assert.equal(conformsTo(tree, tree), true);
+  // Two recursive types of the same shape conform without expanding forever.
+  const other: { kind: "named"; name: string; base: FeelType } = {
+    kind: "named",
+    name: "tOther",
+    base: { kind: "Any" },
+  };
+  other.base = {
+    kind: "context",
+    entries: new Map<string, FeelType>([["v", { kind: "number" }], [
+      "kids",
+      { kind: "list", item: other },
+    ]]),
+  };
+  assert.equal(conformsTo(tree, other), true);
+  assert.equal(conformsTo(other, { kind: "list", item: tree }), false);
+  assert.equal(conformsTo(tree, { kind: "context", entries: new Map() }), true);
+  const age: FeelType = { kind: "named", name: "tAge", base: { kind: "number" } };
+  assert.equal(conformsTo({ kind: "number" }, age), true);
+  assert.equal(conformsTo(age, { kind: "string" }), false);
+  assert.equal(structureOf(age).kind, "number");
+  // A typed parameter of a named list type wraps a single value, as for list<…>.
+  const seen: FeelValue[] = [];
+  const fn = new FeelFunction(
+    [[{ name: "xs", type: { kind: "named", name: "tNums", base: { kind: "list", item: age } } }]],
+    (args) => {
+      seen.push(args[0] ?? null);
+      return true;
+    },
+  );
+  callFunction(fn, { positional: [n(3)] }, env());
+  assert.equal(formatFeel(seen[0]), "[3]");
 });
 
 Deno.test("callFunction: positional, named, optional, variadic and coercion", () => {

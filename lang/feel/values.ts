@@ -187,7 +187,23 @@ export type FeelType =
     readonly kind: "function";
     readonly params: readonly FeelType[];
     readonly result: FeelType;
-  };
+  }
+  | FeelNamedType;
+
+/**
+ * A type declared outside FEEL (a DMN item definition): a name for a base
+ * structure. `instance of` and conformance look at the structure only (a
+ * DMN item definition's allowed values are not part of type conformance).
+ * The base may refer back to this object, so recursive definitions are
+ * expressible; rendering stops at the name instead of expanding it forever.
+ */
+export interface FeelNamedType {
+  readonly kind: "named";
+  /** The declared name, used in messages. */
+  readonly name: string;
+  /** The structure the name stands for. */
+  readonly base: FeelType;
+}
 
 /** The zone of a local (unanchored) time or date-time. */
 export const NO_ZONE: FeelZone = Object.freeze({ type: "none" });
