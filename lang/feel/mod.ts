@@ -26,6 +26,8 @@ import { kindName } from "./semantics.ts";
 import type { InputContext } from "./_compile_frame.ts";
 
 export { parse } from "./parser.ts";
+/** Words that cannot name a variable on their own (`and`, `then`, `true`, …). */
+export { RESERVED as RESERVED_WORDS } from "./_parse_names.ts";
 export type { ParseMode, ParseOptions, ParseResult } from "./parser.ts";
 export { compile, CompiledExpression } from "./compile.ts";
 export type {

@@ -17,7 +17,7 @@
  *
  * @module
  */
-import { compile, type Diagnostic as FeelDiagnostic } from "../feel/mod.ts";
+import { compile, type Diagnostic as FeelDiagnostic, RESERVED_WORDS } from "../feel/mod.ts";
 import { type SourceLocation, SrlCode, type SrlDiagnostic, srlError } from "./diagnostic.ts";
 import {
   agendaOf,
@@ -47,28 +47,6 @@ export type ParseRulesetResult =
 const RESERVED_VERBS = new Set(["insert", "retract"]);
 const IDENT = /^[\p{L}_][\p{L}\p{N}_]*$/u;
 // FEEL words a `set` target could never be read back as.
-const FEEL_KEYWORDS = new Set([
-  "true",
-  "false",
-  "null",
-  "and",
-  "or",
-  "not",
-  "if",
-  "then",
-  "else",
-  "for",
-  "in",
-  "return",
-  "some",
-  "every",
-  "satisfies",
-  "between",
-  "instance",
-  "of",
-  "function",
-  "external",
-]);
 const NEXT_RULE = /^[ \t]*rule\b/m;
 const FEEL_POSITION_SUFFIX = /\s*\(line \d+, column \d+\)$/;
 const BARE_IF = /^if\b/;
@@ -301,7 +279,7 @@ class Parser {
     if (verb === "set") {
       if (!this.#arity(verb, args, 2, at)) return undefined;
       const target = args[0].text;
-      if (!IDENT.test(target) || FEEL_KEYWORDS.has(target)) {
+      if (!IDENT.test(target) || RESERVED_WORDS.has(target)) {
         this.#error(
           SrlCode.ACTION_ARGUMENTS,
           `the first argument of 'set' must be a variable name, found '${target}'`,
