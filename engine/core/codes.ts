@@ -115,6 +115,11 @@ export const CODES = {
   "SUTRA.DMN.UNSUPPORTED":
     "A construct the engine does not evaluate: a non-FEEL expression language, a PMML function.",
   "SUTRA.DMN.XML": "A DMN file is not well-formed XML.",
+  // Dispatch
+  "SUTRA.DISPATCH.CHANNEL_CALL.RETRY_PENDING":
+    "A response arrived while the channel call is backing off before its next attempt (refusal).",
+  "SUTRA.DISPATCH.CHANNEL_CALL.TIMEOUT":
+    "A channel call's q:timeout fired: a failed attempt under q:retry, otherwise a BPMN error.",
   // Engine database
   "SUTRA.DB.MIGRATION.CHECKSUM_MISMATCH":
     "An applied migration's recorded checksum differs from the shipped script.",
@@ -136,6 +141,29 @@ export const CODES = {
   "SUTRA.HTTP.METHOD_NOT_ALLOWED": "The route exists but not for this HTTP method.",
   "SUTRA.HTTP.LISTEN_FAILED": "The HTTP listener could not bind its port.",
   // Runtime
+  "SUTRA.RUNTIME.CALL.PROCESS_UNKNOWN":
+    "A call activity names a process the deployment does not have.",
+  "SUTRA.RUNTIME.DATASTORE.READ_FAILED": "A data-store read failed, or no store port was supplied.",
+  "SUTRA.RUNTIME.DISPATCH.NO_MATCH":
+    "No q:dispatch case matched (onNoMatch=error); catchable as a BPMN error.",
+  "SUTRA.RUNTIME.ERROR.UNHANDLED":
+    "A BPMN error, or a cancel end without a cancel boundary, that nothing catches.",
+  "SUTRA.RUNTIME.ESCALATION.UNCAUGHT": "An escalation nobody caught; the flow continued (warning).",
+  "SUTRA.RUNTIME.EXPRESSION.FAILED":
+    "A FEEL evaluation was refused, or gave null because of an error where a value is needed.",
+  "SUTRA.RUNTIME.GATEWAY.NO_PATH":
+    "No outgoing flow of a gateway can be taken (no condition holds, no default).",
+  "SUTRA.RUNTIME.INSTANCE.NOT_ACTIVE": "The instance is completed, terminated or failed (refusal).",
+  "SUTRA.RUNTIME.INSTANCE.STUCK": "Tokens remain that nothing can ever move.",
+  "SUTRA.RUNTIME.LISTENER.FAILED": "An execution listener threw and the step carried on (warning).",
+  "SUTRA.RUNTIME.RESUME.WAIT_UNKNOWN": "The input names no wait the instance holds (refusal).",
+  "SUTRA.RUNTIME.RETRY.EXHAUSTED":
+    "The retry budget is spent, or the failure code is non-retryable.",
+  "SUTRA.RUNTIME.SNAPSHOT.INVALID": "A snapshot cannot be decoded against the plan.",
+  "SUTRA.RUNTIME.START.INVALID":
+    "A start that names no start event, or comes with a state (refusal).",
+  "SUTRA.RUNTIME.TASK.FAILED":
+    "A task, decision or template attempt failed and the task has no retry policy.",
   "SUTRA.RUNTIME.UNEXPECTED": "An unexpected internal error, contained to one request or instance.",
   // .srl rulesets (see docs/srl.md)
   "SUTRA.SRL.ACTION_ARGUMENTS":

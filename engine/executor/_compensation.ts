@@ -1,0 +1,160 @@
+/**
+ * Compensation and transaction rollback. A completed activity with a
+ * compensation handler is logged in its scope; a finished sub-process is
+ * logged with what completed inside it. Compensating runs the handlers one
+ * after another, newest first, as tokens of the scope the activity ran in;
+ * a sub-process without a handler of its own is compensated through its
+ * logged children, in a scope instance of its body opened for the purpose.
+ * When the last handler is done, the run's continuation happens: the
+ * throwing token moves on or ends, or a rolled-back transaction leaves by
+ * the boundary that caught it.
+ *
+ * @module
+ */
+import type { NodeIndex } from "../bpmn/mod.ts";
+import type { Machine } from "./machine.ts";
+import type {
+  CompensationEntry,
+  CompensationRun,
+  Continuation,
+  ScopeInstance,
+  Token,
+} from "./state.ts";
+import { errorValue } from "./_propagation.ts";
+
+/** Compensates one logged activity of the token's scope (or all of them), then continues the token. */
+export function compensate(
+  m: Machine,
+  token: Token,
+  activity: NodeIndex | undefined,
+  end: boolean,
+): void {
+  const scope = m.scope(token.scope);
+  const log = scope.compensation ?? [];
+  const picked = activity === undefined ? log : log.filter((e) => e.node === activity);
+  const kept = activity === undefined ? [] : log.filter((e) => e.node !== activity);
+  if (kept.length > 0) scope.compensation = kept;
+  else delete scope.compensation;
+  const then: Continuation = end
+    ? { kind: "consume", token: token.id }
+    : { kind: "leave", token: token.id };
+  if (picked.length === 0) {
+    proceed(m, then);
+    return;
+  }
+  token.state = "compensating";
+  startRun(m, scope, picked, then);
+}
+
+/**
+ * A transaction ends abnormally: its buffered writes are dropped, its
+ * completed activities compensated newest first, then the flow continues
+ * at `boundary` (with `error` bound when an error caused it).
+ */
+export function rollback(
+  m: Machine,
+  owner: Token,
+  tx: ScopeInstance,
+  boundary: NodeIndex,
+  error: { code: string; message: string } | undefined,
+): void {
+  m.clear(tx);
+  delete tx.writes;
+  const log = tx.compensation ?? [];
+  delete tx.compensation;
+  const then: Continuation = { kind: "boundary", token: owner.id, boundary };
+  if (error) then.error = error;
+  if (log.length === 0) {
+    proceed(m, then);
+    return;
+  }
+  owner.state = "compensating";
+  startRun(m, tx, log, then);
+}
+
+/** A handler token finished: the next handler runs, or the continuation. */
+export function handlerDone(m: Machine, token: Token): void {
+  m.removeToken(token, false);
+  const run = m.state.compensations.get(token.handler!);
+  if (!run) return;
+  delete run.handler;
+  nextHandler(m, run);
+}
+
+/** Removes a run and the scope instances it opened. */
+export function dropRun(m: Machine, run: CompensationRun): void {
+  m.state.compensations.delete(run.id);
+  for (const id of run.temporary) {
+    const s = m.state.scopes.get(id);
+    if (s) m.closeScope(s);
+  }
+}
+
+function startRun(
+  m: Machine,
+  scope: ScopeInstance,
+  entries: CompensationEntry[],
+  then: Continuation,
+): void {
+  const queue = [...entries].reverse();
+  const run: CompensationRun = {
+    id: m.state.nextId++,
+    scope: scope.id,
+    queue,
+    queueScopes: queue.map(() => scope.id),
+    temporary: [],
+    then,
+  };
+  m.state.compensations.set(run.id, run);
+  nextHandler(m, run);
+}
+
+function nextHandler(m: Machine, run: CompensationRun): void {
+  while (run.queue.length > 0) {
+    const entry = run.queue.shift()!;
+    const host = m.scope(run.queueScopes.shift()!);
+    const proc = m.process(entry.process);
+    const node = proc.nodes[entry.node];
+    if (node.compensationHandler !== undefined) {
+      const h = m.spawn(host, node.compensationHandler);
+      h.handler = run.id;
+      run.handler = h.id;
+      return;
+    }
+    if (entry.children?.length && node.childScope !== undefined) {
+      const body = m.openScope({
+        kind: "compensation",
+        process: proc.id,
+        planScope: node.childScope,
+        parent: host,
+      });
+      run.temporary.push(body.id);
+      const children = [...entry.children].reverse();
+      run.queue.unshift(...children);
+      run.queueScopes.unshift(...children.map(() => body.id));
+    }
+  }
+  dropRun(m, run);
+  proceed(m, run.then);
+}
+
+function proceed(m: Machine, then: Continuation): void {
+  const token = m.state.tokens.get(then.token);
+  if (!token) return;
+  switch (then.kind) {
+    case "leave":
+      token.state = "ready";
+      m.depart(token);
+      return;
+    case "consume":
+      m.consume(token);
+      return;
+    case "boundary": {
+      const t = m.spawn(m.scope(token.scope), then.boundary);
+      if (then.error) m.set(t, "error", errorValue(then.error.code, then.error.message));
+      m.journal.audit("transaction.rolledBack", m.nodeOf(token).id);
+      m.terminate(token);
+      return;
+    }
+  }
+}

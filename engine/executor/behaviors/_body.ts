@@ -1,0 +1,39 @@
+/**
+ * Running a sub-process body: a scope instance opened under the token, its
+ * event sub-processes armed, a token on each entry (none start events; for
+ * an ad-hoc sub-process every activity without incoming flows). The owning
+ * token waits at the sub-process node until the body has nothing left.
+ *
+ * @module
+ */
+import type { Execution } from "../behavior.ts";
+import type { ScopeInstance, ScopeKind, Token } from "../state.ts";
+
+/** Opens the body of the token's sub-process node and starts its entries. */
+export function openBody(x: Execution, token: Token, kind: ScopeKind): void {
+  const proc = x.processOf(token);
+  const node = proc.nodes[token.node];
+  const body = x.openScope({
+    kind,
+    process: proc.id,
+    planScope: node.childScope!,
+    parent: x.scope(token.scope),
+    token,
+  });
+  token.child = body.id;
+  x.park(token, "child");
+  const entries = proc.scopes[node.childScope!].entries;
+  if (entries.length === 0) {
+    closeBody(x, token, body);
+    return;
+  }
+  for (const entry of entries) x.spawn(body, entry);
+}
+
+/** The body finished normally: close it and complete the sub-process node. */
+export function closeBody(x: Execution, token: Token, body: ScopeInstance): void {
+  const log = body.compensation;
+  x.closeScope(body);
+  delete token.child;
+  x.complete(token, undefined, log ? { log } : undefined);
+}

@@ -1,0 +1,148 @@
+/**
+ * Multi-instance activities. The body is a scope instance under the token;
+ * each instance of the activity runs in a scope of its own holding
+ * `loopCounter` (1-based), the input element (the collection item, when
+ * the body iterates an input collection) and the output element. The body
+ * holds `nrOfInstances`, `nrOfActiveInstances` and
+ * `nrOfCompletedInstances`.
+ *
+ * The number of instances is the input collection's length or the
+ * cardinality. Parallel bodies start every instance at once, sequential
+ * ones one after another. After each instance the completion condition (if
+ * any) is checked: when it holds the remaining instances are withdrawn.
+ * When the body ends, the output elements, in instance order, are set as
+ * the output collection and the token leaves the activity. Boundary events
+ * sit on the whole body.
+ *
+ * @module
+ */
+import { FeelContext, feelNumber, type FeelValue } from "../../../lang/feel/mod.ts";
+import type { PlanLoop, PlanNode } from "../../bpmn/mod.ts";
+import type { Behavior, Execution } from "../behavior.ts";
+import type { ScopeInstance, Token } from "../state.ts";
+import { visible } from "../variables.ts";
+import { ExecutorCode } from "../_failure.ts";
+
+type MultiInstanceLoop = Extract<PlanLoop, { type: "multiInstance" }>;
+
+/** The multi-instance body of an activity. */
+export const multiInstance: Behavior = {
+  activate(x, token) {
+    const node = x.nodeOf(token);
+    const loop = node.loop as MultiInstanceLoop;
+    const items = loop.inputCollection === undefined ? undefined : collectionOf(x, token, loop);
+    const total = items ? items.length : cardinalityOf(x, token, loop);
+    const body = x.openScope({
+      kind: "multiInstance",
+      process: x.processOf(token).id,
+      planScope: node.scope,
+      parent: x.scope(token.scope),
+      token,
+    });
+    body.mi = { total, next: 0, completed: 0, active: 0, outputs: new Array(total).fill(null) };
+    if (items) body.mi.items = items;
+    counters(body);
+    token.child = body.id;
+    x.park(token, "child");
+    if (total === 0) {
+      finish(x, token, body, loop);
+      return;
+    }
+    const start = loop.sequential ? 1 : total;
+    for (let k = 0; k < start; k++) startInstance(x, node, loop, body);
+  },
+  innerDone(x, token, run) {
+    const node = x.nodeOf(token);
+    const loop = node.loop as MultiInstanceLoop;
+    const body = x.scope(run.parent!);
+    const mi = body.mi!;
+    const index = Number(String(run.vars.get("loopCounter"))) - 1;
+    if (loop.outputElement !== undefined) {
+      mi.outputs[index] = run.vars.get(loop.outputElement) ?? null;
+    }
+    if (run.compensation?.length) (body.compensation ??= []).push(...run.compensation);
+    x.closeScope(run);
+    body.live--;
+    mi.active--;
+    mi.completed++;
+    counters(body);
+    if (
+      loop.completionCondition &&
+      x.testIn(loop.completionCondition, new FeelContext(visible(x.state, body)))
+    ) {
+      x.clear(body);
+      finish(x, token, body, loop);
+      return;
+    }
+    if (mi.next < mi.total) {
+      if (loop.sequential) startInstance(x, node, loop, body);
+      return;
+    }
+    if (mi.active === 0) finish(x, token, body, loop);
+  },
+};
+
+function collectionOf(x: Execution, token: Token, loop: MultiInstanceLoop): FeelValue[] {
+  const collection = x.lookup(token, loop.inputCollection!) ?? null;
+  if (Array.isArray(collection)) return collection;
+  return x.fail(
+    token,
+    ExecutorCode.EXPRESSION,
+    `input collection '${loop.inputCollection}' of '${x.nodeOf(token).id}' is not a list`,
+  );
+}
+
+function cardinalityOf(x: Execution, token: Token, loop: MultiInstanceLoop): number {
+  const id = x.nodeOf(token).id;
+  if (!loop.cardinality) {
+    return x.fail(
+      token,
+      ExecutorCode.EXPRESSION,
+      `multi-instance '${id}' has neither a cardinality nor an input collection`,
+    );
+  }
+  const n = Number(String(x.value(loop.cardinality, token)));
+  if (Number.isInteger(n) && n >= 0) return n;
+  return x.fail(token, ExecutorCode.EXPRESSION, `cardinality of '${id}' is not a whole number ≥ 0`);
+}
+
+function startInstance(
+  x: Execution,
+  node: PlanNode,
+  loop: MultiInstanceLoop,
+  body: ScopeInstance,
+): void {
+  const mi = body.mi!;
+  const k = mi.next++;
+  const vars = new Map<string, FeelValue>([["loopCounter", feelNumber(k + 1)]]);
+  if (loop.inputElement !== undefined && mi.items) vars.set(loop.inputElement, mi.items[k]);
+  if (loop.outputElement !== undefined) vars.set(loop.outputElement, null);
+  const run = x.openScope({
+    kind: "instance",
+    process: body.process,
+    planScope: body.planScope,
+    parent: body,
+    vars,
+    counted: true,
+  });
+  mi.active++;
+  counters(body);
+  const inner: Token = x.spawn(run, node.index);
+  inner.inner = true;
+}
+
+function counters(body: ScopeInstance): void {
+  const mi = body.mi!;
+  body.vars.set("nrOfInstances", feelNumber(mi.total));
+  body.vars.set("nrOfActiveInstances", feelNumber(mi.active));
+  body.vars.set("nrOfCompletedInstances", feelNumber(mi.completed));
+}
+
+function finish(x: Execution, token: Token, body: ScopeInstance, loop: MultiInstanceLoop): void {
+  const outputs = body.mi!.outputs;
+  const log = body.compensation;
+  x.closeScope(body);
+  delete token.child;
+  if (loop.outputCollection !== undefined) x.set(token, loop.outputCollection, outputs);
+  x.depart(token, undefined, log);
+}
