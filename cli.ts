@@ -3,6 +3,7 @@
  *
  * @module
  */
+import "./io/codecs/mod.ts";
 import "./io/secrets/mod.ts";
 import { runCli } from "./cli/main.ts";
 

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import "./io/codecs/mod.ts";
 import "./io/secrets/mod.ts";
 import { runEngineProcess } from "./engine/runtime/mod.ts";
 

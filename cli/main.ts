@@ -8,10 +8,14 @@
 import { DiagnosticError, formatDiagnostic } from "../engine/core/diagnostic.ts";
 import { ENGINE_VERSION } from "../engine/core/version.ts";
 import { type CliIo, type Command, EXIT_USAGE, UsageError } from "./command.ts";
+import { createCommand } from "./create.ts";
+import { deploymentsCommand } from "./deployments.ts";
 import { describeCommand } from "./describe.ts";
 import { dispatchGraphCommand } from "./dispatch_graph.ts";
 import { explainCommand } from "./explain.ts";
+import { DISTRIBUTION_TRANSPORTS, lintCommand } from "./lint.ts";
 import { migrateCommand } from "./migrate.ts";
+import { packageCommand } from "./package.ts";
 import { simulateCommand } from "./simulate.ts";
 import { versionCommand } from "./version.ts";
 
@@ -59,7 +63,12 @@ export function programNameFromBinary(): string {
 
 /** Every command, in help order. */
 export function commands(programName: string): Command[] {
+  const transports = DISTRIBUTION_TRANSPORTS;
   return [
+    createCommand({ transports }),
+    lintCommand({ transports }),
+    packageCommand({ transports }),
+    deploymentsCommand,
     describeCommand,
     dispatchGraphCommand,
     simulateCommand,

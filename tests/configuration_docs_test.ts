@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { configKeys, envName } from "../engine/core/config.ts";
+import "../engine/intake/settings.ts";
 import "../engine/runtime/settings.ts";
 
 Deno.test("docs/configuration.md documents every key the engine declares", async () => {

@@ -188,6 +188,118 @@ export const CODES = {
   "SUTRA.TEMPLATE.UNKNOWN": "A render names a template key that was not loaded.",
   "SUTRA.TEMPLATE.UNKNOWN_PARTIAL": "A Handlebars partial that no loaded template provides.",
   "SUTRA.TEMPLATE.UNSUPPORTED": "A template file that is not .hbs, .xsl or .xslt.",
+  // Packages, archives and package lint (see docs/packages.md)
+  "SUTRA.CLI.FILE_UNWRITABLE":
+    "A file the command must write (archive, scaffold) cannot be written.",
+  "SUTRA.CONFIG.CHANNEL.BIND_CONFLICT": "Two channels of one transport bind the same address.",
+  "SUTRA.CONFIG.CHANNEL.CODEC_SCHEMALESS":
+    "A message type is subscribed on a channel whose codec yields none (warning).",
+  "SUTRA.CONFIG.CHANNEL.DUPLICATE": "Two channels share a name.",
+  "SUTRA.CONFIG.CHANNEL.INVALID": "channels.yaml violates its schema.",
+  "SUTRA.CONFIG.CHANNEL.MESSAGE_TYPE_UNKNOWN":
+    "A subscribed message type is not one the channel's codec yields.",
+  "SUTRA.CONFIG.CHANNEL.SUBSCRIBER_CONFLICT":
+    "Two start events take the same message type on a point-to-point channel.",
+  "SUTRA.CONFIG.CHANNEL.TRANSPORT_UNAVAILABLE":
+    "A channel's transport is not linked in this build.",
+  "SUTRA.CONFIG.CHANNEL.UNKNOWN": "A process names a channel channels.yaml does not declare.",
+  "SUTRA.CONFIG.CODEC.UNKNOWN":
+    "A codec URN names neither a package codec folder nor a linked codec.",
+  "SUTRA.CONFIG.CODEC_LAYOUT.INVALID":
+    "A schema file loose in schemas/, or a codec manifest nested inside another codec folder.",
+  "SUTRA.CONFIG.CODEC_MANIFEST.INVALID":
+    "A codec manifest lacks a schemaKind, or names one this build does not link.",
+  "SUTRA.CONFIG.CODEC_MANIFEST.MISSING": "A codec folder has no codec-manifest.yaml.",
+  "SUTRA.CONFIG.COVERAGE.FLOW_UNKNOWN": "A coverage segment names a flow its process lacks.",
+  "SUTRA.CONFIG.COVERAGE.INVALID": "A coverage file violates its schema.",
+  "SUTRA.CONFIG.COVERAGE.KEY_UNRESOLVED":
+    "The correlation key is not sent as a q:header or not read back as a q:alias.",
+  "SUTRA.CONFIG.COVERAGE.LINK_UNWIRED": "A coverage link's sender and receiver share no channel.",
+  "SUTRA.CONFIG.COVERAGE.NODE_UNKNOWN": "A coverage link names an unknown node.",
+  "SUTRA.CONFIG.COVERAGE.NOT_CONTIGUOUS": "A coverage segment's consecutive flows do not connect.",
+  "SUTRA.CONFIG.COVERAGE.PATH_DUPLICATE": "A route path appears twice in a coverage file.",
+  "SUTRA.CONFIG.COVERAGE.PROCESS_UNKNOWN": "A coverage segment or link names an unknown process.",
+  "SUTRA.CONFIG.COVERAGE.STORE_MISSING":
+    "Coverage routes are declared but there is no coverage store.",
+  "SUTRA.CONFIG.DATASTORE.COVERAGE_MIGRATIONS": "The reserved coverage store declares migrations.",
+  "SUTRA.CONFIG.DATASTORE.DUPLICATE": "Two stores share a name.",
+  "SUTRA.CONFIG.DATASTORE.INVALID": "datastores.yaml violates its schema.",
+  "SUTRA.CONFIG.DATASTORE.MIGRATIONS_MISSING": "A business store has no migrations/<name> scripts.",
+  "SUTRA.CONFIG.DATASTORE.MIGRATIONS_UNUSED": "A migrations folder no store uses (warning).",
+  "SUTRA.CONFIG.DATASTORE.MIGRATION_INVALID":
+    "A migration not named V<n>__*.sql, or a repeated version number.",
+  "SUTRA.CONFIG.DATASTORE.STRUCTURE_SCHEMA_UNKNOWN":
+    "structure.schema is not a codec of this package.",
+  "SUTRA.CONFIG.DATASTORE.UNKNOWN": "A q:store reference names an undeclared store.",
+  "SUTRA.CONFIG.DATASTORE.URL_REF_MISSING": "A store declares no sql.url-ref.",
+  "SUTRA.CONFIG.PACKAGE.CONTRACT_UNSUPPORTED":
+    "engine.minContract is above the contract this engine implements.",
+  "SUTRA.CONFIG.PACKAGE.DECISION_UNKNOWN": "file.dmn#decision names no decision of that model.",
+  "SUTRA.CONFIG.PACKAGE.ENCODING_INVALID": "A rule, template or model file that is not UTF-8.",
+  "SUTRA.CONFIG.PACKAGE.ENTRY_INVALID":
+    "A symlink, special file, or unsafe file name in a package directory.",
+  "SUTRA.CONFIG.PACKAGE.FILE_UNEXPECTED": "A file with no place in the package layout.",
+  "SUTRA.CONFIG.PACKAGE.FOLDER_NAME_INVALID":
+    "A schemas/ or coverage/ path segment that cannot fold into a URN.",
+  "SUTRA.CONFIG.PACKAGE.MANIFEST_INVALID": "package.yaml violates its schema.",
+  "SUTRA.CONFIG.PACKAGE.MANIFEST_MISSING": "The package has no package.yaml.",
+  "SUTRA.CONFIG.PACKAGE.PROCESS_DUPLICATE": "Two BPMN files define the same process id.",
+  "SUTRA.CONFIG.PACKAGE.PROCESS_UNKNOWN":
+    "A call activity or q:dispatch case calls a process no file defines.",
+  "SUTRA.CONFIG.PACKAGE.RESERVED_FOLDER": "A first-level sutra/ folder under an artifact folder.",
+  "SUTRA.CONFIG.PACKAGE.RULE_UNKNOWN":
+    "A rule task or validator names a .dmn/.srl file not under rules/.",
+  "SUTRA.CONFIG.PACKAGE.TEMPLATE_UNKNOWN": "A task renders a template the package does not have.",
+  "SUTRA.CONFIG.PACKAGE.TOO_LARGE": "A package over the file-count, file-size or total-size limit.",
+  "SUTRA.CONFIG.PACKAGE.UNREADABLE": "The package directory or a file in it cannot be read.",
+  "SUTRA.CONFIG.SECRET.LITERAL": "A credential-shaped value is a literal, not a reference.",
+  "SUTRA.CONFIG.YAML.SYNTAX":
+    "A package YAML file is malformed, repeats a key, has several documents, an unknown tag, or is not UTF-8.",
+  "SUTRA.DEPLOY.ARCHIVE_INVALID":
+    "An archive fails verification; attributes.reason and attributes.entry say which check and which entry.",
+  // Codecs, intake and validators (see docs/codecs.md)
+  "SUTRA.CONFIG.SCHEMA.INVALID": "A schema file does not parse or compile, or declares no root.",
+  "SUTRA.CONFIG.VALIDATOR.DECISION_MISSING":
+    "A .dmn validator names no decision in the model, or the model has none.",
+  "SUTRA.CONFIG.VALIDATOR.KIND_UNKNOWN":
+    "A complex validator's file extension is not a linked rules language.",
+  "SUTRA.CONFIG.VALIDATOR.PATH_INVALID": "A simple validator's path is not FEEL.",
+  "SUTRA.CONFIG.VALIDATOR.SOURCE_MISSING": "A complex validator names no file in the package.",
+  "SUTRA.CONFIG.VALIDATOR.UNKNOWN": "A simple validator's ref is not a linked content validator.",
+  "SUTRA.ENCODE.CONTENT_TYPE_UNSUPPORTED":
+    "A schema codec does not write the requested content type.",
+  "SUTRA.ENCODE.MESSAGE_TYPE_MISSING": "An XML reply names no root element.",
+  "SUTRA.ENCODE.MESSAGE_TYPE_UNKNOWN": "A schema codec declares no such message type for a reply.",
+  "SUTRA.ENCODE.UNWRITABLE": "A reply value has no form in the wire format.",
+  "SUTRA.INBOUND.PAYLOAD_TOO_LARGE":
+    "The body exceeds the effective payload cap (attributes: channel, size, cap).",
+  "SUTRA.INBOUND.VALIDATION_REJECTED":
+    'q:onValidation mode="reject" refused a message with soft errors.',
+  "SUTRA.PARSE.CODEC.FAILED":
+    "A codec threw or broke the three-outcome contract (a defect, contained).",
+  "SUTRA.PARSE.CONTENT_TYPE.UNSUPPORTED": "The codec does not accept the message's content type.",
+  "SUTRA.PARSE.CSV.FIELD_COUNT": "A record's field count differs from the header's (soft).",
+  "SUTRA.PARSE.CSV.HEADER_INVALID": "No header row, or an empty or repeated header name.",
+  "SUTRA.PARSE.CSV.MALFORMED": "Broken CSV quoting (line, column).",
+  "SUTRA.PARSE.JSON.MALFORMED": "Not well-formed JSON (line, column).",
+  "SUTRA.PARSE.TEXT.CHARSET_UNSUPPORTED": "The declared charset is unknown.",
+  "SUTRA.PARSE.TEXT.ENCODING": "The bytes are not valid in the charset.",
+  "SUTRA.PARSE.XML.DOCTYPE_FORBIDDEN": "An XML payload carries a DOCTYPE.",
+  "SUTRA.PARSE.XML.MALFORMED": "Not well-formed XML (line, column).",
+  "SUTRA.PARSE.XML.TOO_DEEP": "Elements nest deeper than 512 levels.",
+  "SUTRA.PARSE.YAML.MALFORMED":
+    "Not well-formed YAML, a duplicate key, several documents, or too many aliases.",
+  "SUTRA.PARSE.YAML.WARNING": "A YAML parser warning (not an error).",
+  "SUTRA.REDACT.FAILED": "A redactor could not run, so the whole payload was masked (warning).",
+  "SUTRA.VALIDATE.JSON_SCHEMA.TYPE_UNRESOLVED":
+    "The discriminator is missing or names no schema (soft).",
+  "SUTRA.VALIDATE.JSON_SCHEMA.VIOLATION": "The document breaks its JSON Schema (soft).",
+  "SUTRA.VALIDATE.VALIDATOR_FAILED":
+    "A validator in the chain could not run (reported as an issue, never skipped).",
+  "SUTRA.VALIDATE.XSD.MAPPING": "A JSON/YAML document has no canonical XML form there (soft).",
+  "SUTRA.VALIDATE.XSD.ROOT_UNDECLARED": "The XSD declares no such root element (soft).",
+  "SUTRA.VALIDATE.XSD.UNAVAILABLE": "libxml2 could not run, so the message is refused.",
+  "SUTRA.VALIDATE.XSD.VIOLATION": "The document breaks its XSD (soft).",
   // Secrets
   "SUTRA.SECRET.REFERENCE_INVALID":
     "A secret reference is malformed or uses an unregistered scheme.",

@@ -5,12 +5,15 @@
  * @module
  */
 export * from "./diagnostic.ts";
+export * from "./codec.ts";
 export * from "./codes.ts";
 export * from "./config.ts";
 export * from "./clock.ts";
 export * from "./duration.ts";
 export * from "./ids.ts";
 export * from "./log.ts";
+export * from "./redactor.ts";
 export * from "./registry.ts";
 export * from "./secrets.ts";
+export * from "./validator.ts";
 export * from "./version.ts";

@@ -1,0 +1,189 @@
+/**
+ * Decodes per second of 2 KB payloads, each against a physical baseline
+ * measured in the same run:
+ *
+ * - `codecs.json.decode-2kb`: the built-in JSON codec, against
+ *   `TextDecoder` + `JSON.parse` of the same bytes;
+ * - `codecs.xsd.decode-xml-2kb`: an XSD package codec (parse, typed view,
+ *   libxml2 validation), against a bare saxes parse of the same bytes;
+ * - `codecs.xsd.decode-json-2kb`: the same codec reading the same order as
+ *   JSON (mapping to XML, validation, view), against `JSON.parse`;
+ * - `codecs.xsd.decode-xml-2kb-16-in-flight`: the XML case with sixteen
+ *   decodes in flight, as a busy channel runs them.
+ *
+ *     deno run -P=bench bench/codecs_bench.ts [N]
+ *
+ * Prints one JSON line per case:
+ * `{"bench":…,"decodesPerSec":…,"bytes":…,"baseline":…,"baselineOpsPerSec":…,"ratio":…}`.
+ *
+ * @module
+ */
+import { SaxesParser } from "saxes";
+import "../io/codecs/mod.ts";
+import { type Codec, codecs, codecUrn, schemaKinds } from "../engine/core/codec.ts";
+
+const fixtures = new URL("../tests/fixtures/codecs/", import.meta.url);
+const read = (path: string) => Deno.readFile(new URL(path, fixtures));
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+function line(i: number) {
+  return { sku: `WIDGET-${i}`, qty: i + 1, price: { currency: "EUR", value: 10.5 + i } };
+}
+
+/** An order of about 2 KB in both formats. */
+function order(lines: number) {
+  return {
+    channel: "web",
+    id: "AB-12345",
+    placed: "2026-03-01T09:30:00Z",
+    amount: { currency: "EUR", value: 1250.75 },
+    rush: true,
+    customer: {
+      name: "Ada Lovelace",
+      email: "ada@example.org",
+      address: { street: ["12 Analytical Row", "Second Floor"], country: "FR" },
+    },
+    line: Array.from({ length: lines }, (_, i) => line(i)),
+  };
+}
+
+function orderXml(lines: number): string {
+  const o = order(lines);
+  const items = o.line.map((l) =>
+    `  <line>\n    <sku>${l.sku}</sku>\n    <qty>${l.qty}</qty>\n    <price currency="EUR">${l.price.value}</price>\n  </line>\n`
+  ).join("");
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<Order xmlns="urn:example:orders" channel="web">
+  <id>AB-12345</id>
+  <placed>2026-03-01T09:30:00Z</placed>
+  <amount currency="EUR">1250.75</amount>
+  <rush>true</rush>
+  <customer>
+    <name>Ada Lovelace</name>
+    <email>ada@example.org</email>
+    <address>
+      <street>12 Analytical Row</street>
+      <street>Second Floor</street>
+      <country>FR</country>
+    </address>
+  </customer>
+${items}</Order>
+`;
+}
+
+/** The smallest line count whose document reaches 2 KB. */
+function sized(make: (lines: number) => string): Uint8Array {
+  let lines = 1;
+  while (encoder.encode(make(lines)).length < 2048) lines++;
+  return encoder.encode(make(lines));
+}
+
+async function ordersCodec(): Promise<Codec> {
+  const built = await schemaKinds.get("xsd")!.build({
+    path: "schemas/orders",
+    urn: "urn:orders",
+    manifest: { schemaKind: "xsd", formats: ["xml", "json"] },
+    files: new Map([
+      ["order.xsd", await read("schemas/orders/order.xsd")],
+      ["common/types.xsd", await read("schemas/orders/common/types.xsd")],
+    ]),
+  });
+  if (built.diagnostics) throw new Error(built.diagnostics[0].message);
+  return built.codec;
+}
+
+async function rate(iterations: number, fn: () => Promise<unknown> | unknown): Promise<number> {
+  for (let i = 0; i < Math.min(iterations, 200); i++) await fn();
+  const t0 = performance.now();
+  for (let i = 0; i < iterations; i++) await fn();
+  return Math.round(iterations / ((performance.now() - t0) / 1000));
+}
+
+async function rateInFlight(
+  iterations: number,
+  inFlight: number,
+  fn: () => Promise<unknown>,
+): Promise<number> {
+  let next = 0;
+  const worker = async () => {
+    while (next++ < iterations) await fn();
+  };
+  await Promise.all(Array.from({ length: inFlight }, worker));
+  next = 0;
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: inFlight }, worker));
+  return Math.round(iterations / ((performance.now() - t0) / 1000));
+}
+
+function saxesParse(bytes: Uint8Array): number {
+  let elements = 0;
+  const parser = new SaxesParser({ xmlns: true });
+  parser.on("opentag", () => elements++);
+  parser.write(decoder.decode(bytes)).close();
+  return elements;
+}
+
+function report(bench: string, decodes: number, bytes: number, baseline: string, base: number) {
+  console.log(JSON.stringify({
+    bench,
+    decodesPerSec: decodes,
+    bytes,
+    baseline,
+    baselineOpsPerSec: base,
+    ratio: +(decodes / base).toFixed(3),
+  }));
+}
+
+async function expectOk(codec: Codec, bytes: Uint8Array, contentType: string): Promise<void> {
+  const r = await codec.decode(bytes, contentType);
+  if (r.outcome !== "OK") {
+    throw new Error(`the bench payload does not decode: ${JSON.stringify(r.issues)}`);
+  }
+}
+
+const iterations = Number(Deno.args.find((a) => /^\d+$/.test(a)) ?? 2_000);
+const json = codecs.get(codecUrn("json"))!;
+const xsd = await ordersCodec();
+const jsonBytes = sized((n) => JSON.stringify({ Order: order(n) }));
+const xmlBytes = sized(orderXml);
+await expectOk(json, jsonBytes, "application/json");
+await expectOk(xsd, xmlBytes, "application/xml");
+await expectOk(xsd, jsonBytes, "application/json");
+
+let sink = 0;
+const parseJson = () => {
+  sink += Object.keys(JSON.parse(decoder.decode(jsonBytes))).length;
+};
+report(
+  "codecs.json.decode-2kb",
+  await rate(iterations * 20, () => json.decode(jsonBytes, "application/json")),
+  jsonBytes.length,
+  "TextDecoder + JSON.parse",
+  await rate(iterations * 20, parseJson),
+);
+const saxes = await rate(iterations, () => {
+  sink += saxesParse(xmlBytes);
+});
+report(
+  "codecs.xsd.decode-xml-2kb",
+  await rate(iterations, () => xsd.decode(xmlBytes, "application/xml")),
+  xmlBytes.length,
+  "bare saxes parse",
+  saxes,
+);
+report(
+  "codecs.xsd.decode-json-2kb",
+  await rate(iterations, () => xsd.decode(jsonBytes, "application/json")),
+  jsonBytes.length,
+  "TextDecoder + JSON.parse",
+  await rate(iterations, parseJson),
+);
+report(
+  "codecs.xsd.decode-xml-2kb-16-in-flight",
+  await rateInFlight(iterations, 16, () => xsd.decode(xmlBytes, "application/xml")),
+  xmlBytes.length,
+  "bare saxes parse",
+  saxes,
+);
+if (sink < 0) console.log(sink);

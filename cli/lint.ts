@@ -1,0 +1,132 @@
+/**
+ * `sutra lint DIR [--format text|json]`: the package-time gate — exactly the
+ * checks `sutra package` runs before sealing — with nothing printed when the
+ * package is clean. Findings go to stdout (they are the report); the exit
+ * code is 1 when any is an ERROR.
+ *
+ * @module
+ */
+import { type Diagnostic, formatDiagnostic, hasErrors } from "../engine/core/diagnostic.ts";
+import {
+  checkPackage,
+  type PackageFiles,
+  readPackageDir,
+  type TransportCatalog,
+  transportCatalog,
+} from "../engine/package/mod.ts";
+import { type CliIo, type Command, DiagnosticError, UsageError } from "./command.ts";
+import { parseCommandArgs, stringFlag } from "./describe.ts";
+
+/**
+ * The transports this distribution ships (DESIGN.md §9). Commands check
+ * channels against the catalog they are built with; the composition root
+ * hands them the transport registry once transports register themselves,
+ * and this list until then.
+ */
+export const DISTRIBUTION_TRANSPORTS: TransportCatalog = transportCatalog([
+  "amqp10",
+  "file",
+  "http",
+  "kafka",
+  "local",
+  "pubsub",
+  "pull",
+  "rabbitmq",
+  "sqs",
+]);
+
+/** Options shared by the package commands. */
+export interface PackageCommandOptions {
+  /** Transports a channel may ride in this build. */
+  readonly transports: TransportCatalog;
+}
+
+/** `text` or `json`, from `--format`. */
+export function formatFlag(value: string | undefined): "text" | "json" {
+  const format = value ?? "text";
+  if (format !== "text" && format !== "json") {
+    throw new UsageError(`--format must be text or json, not '${format}'`);
+  }
+  return format;
+}
+
+/** The one DIR positional of a package command. */
+export function packageDirArgument(positionals: readonly string[]): string {
+  if (positionals.length !== 1) {
+    throw new UsageError(
+      positionals.length === 0
+        ? "a package directory is required"
+        : "give exactly one package directory",
+    );
+  }
+  return positionals[0].replace(/\/+$/, "") || "/";
+}
+
+/** A diagnostic whose package-relative file is shown under the package directory. */
+export function underDir(d: Diagnostic, dir: string): Diagnostic {
+  if (!d.source || d.source.uri.startsWith("/") || d.source.uri === dir) return d;
+  return { ...d, source: { ...d.source, uri: `${dir}/${d.source.uri}` } };
+}
+
+/** Reads a package directory, turning a refusal into a DiagnosticError. */
+export async function readPackageArgument(dir: string): Promise<PackageFiles> {
+  const read = await readPackageDir(dir);
+  if (!read.files) throw new DiagnosticError(read.diagnostics.map((d) => underDir(d, dir)));
+  return read.files;
+}
+
+/** Counts for a summary line. */
+export function summarize(
+  diagnostics: readonly Diagnostic[],
+): { errors: number; warnings: number } {
+  return {
+    errors: diagnostics.filter((d) => d.severity === "ERROR").length,
+    warnings: diagnostics.filter((d) => d.severity === "WARNING").length,
+  };
+}
+
+/**
+ * What a command reports: ERRORs and WARNINGs. INFO notes (a documentation
+ * process that is read but not planned) stay with the library's callers.
+ */
+export function reported(diagnostics: readonly Diagnostic[]): Diagnostic[] {
+  return diagnostics.filter((d) => d.severity !== "INFO");
+}
+
+const USAGE = `Usage: sutra lint DIR [--format text|json]
+
+Runs every package-time check on the package directory DIR — the same
+fail-closed suite 'sutra package' runs before sealing: layout, package.yaml,
+channels.yaml, datastores.yaml and coverage files against their schemas,
+every BPMN, DMN, .srl and template loaded, and the cross-file rules (channels,
+transports, codecs, literal secrets, data stores, coverage, references).
+
+Prints nothing when the package is clean. Otherwise every finding, one per
+line (or as JSON), and exits 1 when any is an ERROR.`;
+
+/** Builds the `lint` command. */
+export function lintCommand(options: PackageCommandOptions): Command {
+  return {
+    name: "lint",
+    summary: "Check a package directory with the full package-time suite",
+    usage: USAGE,
+    async run(args: readonly string[], io: CliIo): Promise<number> {
+      const parsed = parseCommandArgs(args, { format: { type: "string" } });
+      const format = formatFlag(stringFlag(parsed, "format"));
+      const dir = packageDirArgument(parsed.positionals);
+      const files = await readPackageArgument(dir);
+      const checked = await checkPackage(files, { transports: options.transports });
+      const diagnostics = reported(checked.diagnostics);
+      if (format === "json") {
+        io.stdout(
+          JSON.stringify({ package: dir, ...summarize(diagnostics), diagnostics }, null, 2) + "\n",
+        );
+      } else if (diagnostics.length > 0) {
+        for (const d of diagnostics) io.stdout(formatDiagnostic(underDir(d, dir)) + "\n");
+        const { errors, warnings } = summarize(diagnostics);
+        io.stdout(`${errors} error(s), ${warnings} warning(s)\n`);
+      }
+      return hasErrors(diagnostics) ? 1 : 0;
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import assert from "node:assert/strict";
+import "../io/codecs/mod.ts";
+import "../io/secrets/mod.ts";
+import { transportCatalog } from "../engine/package/mod.ts";
+import { captureIo } from "../tests/support/cli_io.ts";
+import { UsageError } from "./command.ts";
+import { lintCommand } from "./lint.ts";
+
+const FIXTURES = new URL("../tests/fixtures/package/", import.meta.url).pathname;
+const lint = lintCommand({ transports: transportCatalog(["http", "local"]) });
+
+Deno.test("lint prints nothing for a clean package and exits 0", async () => {
+  const c = captureIo();
+  assert.equal(await lint.run([`${FIXTURES}base`], c.io), 0);
+  assert.equal(c.out(), "");
+  assert.equal(c.err(), "");
+});
+
+Deno.test("lint lists every finding under the package directory and exits 1", async () => {
+  const c = captureIo();
+  const dir = `${FIXTURES}multi_fault`;
+  assert.equal(await lint.run([dir], c.io), 1);
+  const lines = c.out().trimEnd().split("\n");
+  assert.equal(lines.length, 10);
+  assert.match(
+    lines[0],
+    new RegExp(
+      `^${dir}/bpmn/orders\\.bpmn:11:\\d+: ERROR SUTRA\\.CONFIG\\.COVERAGE\\.STORE_MISSING: `,
+    ),
+  );
+  assert.equal(lines[lines.length - 1], "9 error(s), 0 warning(s)");
+});
+
+Deno.test("lint --format json gives the same findings as data", async () => {
+  const c = captureIo();
+  assert.equal(await lint.run([`${FIXTURES}multi_fault`, "--format", "json"], c.io), 1);
+  const report = JSON.parse(c.out());
+  assert.equal(report.errors, 9);
+  assert.equal(report.diagnostics.length, 9);
+  assert.equal(report.diagnostics[0].code, "SUTRA.CONFIG.COVERAGE.STORE_MISSING");
+  assert.equal(report.diagnostics[0].source.uri, "bpmn/orders.bpmn");
+  const clean = captureIo();
+  assert.equal(await lint.run([`${FIXTURES}base`, "--format", "json"], clean.io), 0);
+  assert.deepEqual(JSON.parse(clean.out()).diagnostics, []);
+});
+
+Deno.test("lint refuses a missing directory with a diagnostic and bad arguments with usage", async () => {
+  await assert.rejects(
+    () => lint.run([`${FIXTURES}does-not-exist`], captureIo().io),
+    (e: Error & { diagnostics?: { code: string }[] }) =>
+      e.diagnostics?.[0].code === "SUTRA.CONFIG.PACKAGE.UNREADABLE",
+  );
+  await assert.rejects(() => lint.run([], captureIo().io), UsageError);
+  await assert.rejects(() => lint.run(["a", "b"], captureIo().io), UsageError);
+  await assert.rejects(() => lint.run(["a", "--format", "xml"], captureIo().io), UsageError);
+});

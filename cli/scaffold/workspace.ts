@@ -1,0 +1,124 @@
+/**
+ * The application workspace around a scaffolded package: a README with the
+ * exact commands, a sample message, a drop folder for sealed archives and a
+ * health-gated smoke script.
+ *
+ * @module
+ */
+import type { PackageFacts } from "./package.ts";
+import type { ScaffoldFile } from "./process.ts";
+
+/** Workspace path of the package folder for an app. */
+export function appPackageDir(app: string): string {
+  return `packages/${app}-main`;
+}
+
+/** Every workspace file outside the package. */
+export function workspaceFiles(app: string, f: PackageFacts): ScaffoldFile[] {
+  const pkg = appPackageDir(app);
+  const sample = `samples/${f.channel}.xml`;
+  return [
+    { path: "deployments/.gitkeep", text: "" },
+    {
+      path: sample,
+      text: `<?xml version="1.0" encoding="UTF-8"?>
+<${f.messageType}>
+  <id>REQ-0001</id>
+  <amount>125.50</amount>
+  <currency>EUR</currency>
+</${f.messageType}>
+`,
+    },
+    { path: "smoke.sh", mode: 0o755, text: smokeScript(f, sample) },
+    {
+      path: "README.md",
+      text: `# ${app}
+
+A Sutra application: one deployment package, \`${pkg}\`, whose process
+\`${f.module}\` starts on a \`${f.messageType}\` arriving on the HTTP channel
+\`${f.channel}\`, validates it against the package's own XSD codec
+(\`schemas/${f.module}/\`, codec \`urn:${f.module}\`) and answers with an accepted
+or a rejected reply (\`templates/\`).
+
+\`\`\`
+${pkg}/
+  package.yaml       labels tenant=${f.tenant}, module=${f.module}, version=${f.version}
+  channels.yaml      ${f.channel}: http, POST /channels/${f.channel}, API key from ${f.apiKeyEnv}
+  bpmn/              the process
+  schemas/${f.module}/     the XSD codec and its manifest
+  templates/         the two replies
+deployments/         sealed archives land here
+samples/             a message to send
+smoke.sh             waits for the engine, sends the sample, checks the reply
+\`\`\`
+
+## Check and seal
+
+Run from this folder:
+
+\`\`\`sh
+sutra lint ${pkg}
+sutra package ${pkg} -o deployments
+sutra deployments list deployments
+\`\`\`
+
+\`lint\` prints nothing when the package is clean. \`package\` writes
+\`deployments/${f.archive}\`; packaging unchanged sources again gives the same
+bytes and the same deploymentId.
+
+## Deploy and call
+
+The channel's API key is a reference (\`env:${f.apiKeyEnv}\`): set it where the
+engine runs, then deploy the archive and send the sample.
+
+\`\`\`sh
+export ${f.apiKeyEnv}=change-me
+sutra deploy deployments/${f.archive} --api --engine-url http://localhost:8080
+curl -sS -X POST http://localhost:8080/channels/${f.channel} \\
+  -H 'Content-Type: application/xml' -H "X-Api-Key: $${f.apiKeyEnv}" \\
+  --data-binary @${sample}
+./smoke.sh
+\`\`\`
+
+## Grow it
+
+\`\`\`sh
+sutra create bpmn another-flow --package ${pkg} --validation soft
+sutra create deployment ${app}-eu --from ${pkg}
+\`\`\`
+`,
+    },
+  ];
+}
+
+function smokeScript(f: PackageFacts, sample: string): string {
+  return `#!/usr/bin/env bash
+# Smoke test: wait until the engine reports ready, send the sample message on
+# ${f.channel}, and check that the accepted reply comes back.
+set -euo pipefail
+
+ENGINE_URL="\${ENGINE_URL:-http://localhost:8080}"
+: "\${${f.apiKeyEnv}:?set ${f.apiKeyEnv} to the channel's API key}"
+here="$(cd "$(dirname "$0")" && pwd)"
+
+for attempt in $(seq 1 60); do
+  if curl -fsS "$ENGINE_URL/sutra/health/ready" >/dev/null 2>&1; then
+    break
+  fi
+  if [ "$attempt" = 60 ]; then
+    echo "smoke: the engine at $ENGINE_URL is not ready after 60s" >&2
+    exit 1
+  fi
+  sleep 1
+done
+
+reply="$(curl -fsS -X POST "$ENGINE_URL/channels/${f.channel}" \\
+  -H 'Content-Type: application/xml' -H "X-Api-Key: $${f.apiKeyEnv}" \\
+  --data-binary @"$here/${sample}")"
+
+case "$reply" in
+  *"<status>ACCEPTED</status>"*) echo "smoke: ok" ;;
+  *) echo "smoke: unexpected reply: $reply" >&2; exit 1 ;;
+esac
+`;
+}
