@@ -87,6 +87,8 @@ export class ReadContext {
       column: el.column,
     };
     if (options.container !== undefined) entry.container = options.container;
+    const name = attribute(el, "name");
+    if (name !== undefined) entry.name = name;
     this.ids.set(id, entry);
     return id;
   }

@@ -39,6 +39,7 @@ import type {
   TaskKind,
   TimerForm,
 } from "./model.ts";
+import { Q_NAMESPACE } from "./q_model.ts";
 
 const EVENT_KINDS: ReadonlySet<string> = new Set<EventKind>([
   "startEvent",
@@ -128,6 +129,9 @@ export function isEventDefinitionElement(local: string): boolean {
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+// `q:VariableName` of xsd/q.xsd.
+const VARIABLE_NAME = /^[\p{L}_][\p{L}\p{N}_]*$/u;
 
 /** Reads the flow elements of processes and sub-processes. */
 export class FlowReader {
@@ -366,6 +370,7 @@ export class FlowReader {
     if (TASK_KINDS.has(kind)) {
       const script = bpmnChild(el, "script");
       return {
+        ...optional("resultVariable", this.#resultVariable(el, kind)),
         ...activity,
         kind: kind as TaskKind,
         instantiate: booleanAttribute(ctx, el, "instantiate", false),
@@ -395,6 +400,35 @@ export class FlowReader {
       kind: "callActivity",
       ...optional("calledElement", attribute(el, "calledElement")?.trim()),
     };
+  }
+
+  /**
+   * `q:resultVariable` (script tasks): an attribute on a BPMN element, so the
+   * q: schema check never sees it and the loader checks it here.
+   */
+  #resultVariable(el: XmlElement, kind: FlowNodeKind): string | undefined {
+    const written = attribute(el, "resultVariable", Q_NAMESPACE);
+    if (written === undefined) return undefined;
+    const name = written.trim();
+    if (kind !== "scriptTask") {
+      this.#ctx.report(
+        "SUTRA.CONFIG.BPMN.Q_NOT_APPLICABLE",
+        `q:resultVariable has no meaning on <${el.name}>: only script tasks have a result variable`,
+        el,
+        { attributes: { element: "q:resultVariable", host: kind } },
+      );
+      return undefined;
+    }
+    if (!VARIABLE_NAME.test(name)) {
+      this.#ctx.report(
+        "SUTRA.CONFIG.BPMN.VALUE_INVALID",
+        `q:resultVariable="${written}" is not a variable name (a letter or underscore, then letters, digits or underscores)`,
+        el,
+        { attributes: { attribute: "q:resultVariable", value: written } },
+      );
+      return undefined;
+    }
+    return name;
   }
 
   #eventDefinitions(el: XmlElement): EventDefinition[] {

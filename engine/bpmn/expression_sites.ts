@@ -27,7 +27,8 @@ export type ExpressionRole =
   | "loopCardinality"
   | "completionCondition"
   | "activationCondition"
-  | "conditionalEvent";
+  | "conditionalEvent"
+  | "dataObjectValue";
 
 /** One expression in context. */
 export interface ExpressionSite {
@@ -37,7 +38,8 @@ export interface ExpressionSite {
   /**
    * The flow node that evaluates the expression (a flow's condition is
    * evaluated when its source node completes). Absent for store keys, which
-   * are evaluated by every node associated with the store reference.
+   * are evaluated by every node associated with the store reference, and
+   * for data object initial values, evaluated when their scope starts.
    */
   readonly node?: FlowNode;
   /** Data store reference id, for store keys. */
@@ -74,6 +76,9 @@ export function collectExpressionSites(index: ModelIndex): ExpressionSite[] {
       for (const flow of content.flows) {
         const source = index.nodes.get(flow.sourceRef)?.node;
         add(flow.condition, "condition", source);
+      }
+      for (const data of content.dataObjects) {
+        for (const value of data.q.values) add(value.expression, "dataObjectValue", undefined);
       }
       for (const ref of content.dataStoreReferences) {
         for (const store of ref.q.stores) {

@@ -227,6 +227,8 @@ export interface TaskNode extends ActivityBase {
   /** Script tasks. */
   readonly scriptFormat?: string;
   readonly script?: Expression;
+  /** Script tasks: `q:resultVariable`, the variable the script's value is stored under. */
+  readonly resultVariable?: string;
   /** Receive tasks: `instantiate`. */
   readonly instantiate: boolean;
 }
@@ -417,6 +419,8 @@ export interface IdEntry {
   readonly column: number;
   /** The process (or sub-process) id whose content holds the element, if any. */
   readonly container?: string;
+  /** The element's `name`, when written (data items are variables by name). */
+  readonly name?: string;
 }
 
 /** A whole `definitions` document. */

@@ -17,7 +17,7 @@
  *   transaction, ad-hoc) owns one scope; a token inside it is represented
  *   in the parent scope by the sub-process node (`PlanScope.node`).
  * - Converging gateways carry {@link PlanJoin}: the incoming flows, and for
- *   inclusive joins, per incoming flow the set of nodes of the same scope
+ *   inclusive and complex joins, per incoming flow the set of nodes of the same scope
  *   from which a token could still reach that flow without passing the
  *   join. An inclusive join may fire when no token sits on any node of the
  *   sets of its still-empty incoming flows.
@@ -99,8 +99,8 @@ export interface PlanJoin {
   /** Incoming flows, in the node's `incoming` order. */
   readonly incoming: readonly FlowIndex[];
   /**
-   * Inclusive joins: for each entry of `incoming`, the nodes of the join's
-   * scope from which a token can still reach that flow.
+   * Inclusive and complex joins: for each entry of `incoming`, the nodes of
+   * the join's scope from which a token can still reach that flow.
    */
   readonly upstream?: readonly NodeSet[];
 }
@@ -186,11 +186,20 @@ export interface PlanStore {
   readonly expect?: "unchanged";
 }
 
-/** A data input or output association. */
+/**
+ * A data input or output association. Ends are kept by id (store
+ * references match by id) and by name: the variable or data input/output
+ * name an end stands for — the item's `name`, else its id; a data object
+ * reference stands for its data object (see {@link PlanDataObject.name}).
+ */
 export interface PlanDataAssociation {
   /** Source item ids (data objects, references, inputs/outputs, properties). */
   readonly sources: readonly string[];
+  /** The names behind `sources`, index for index. */
+  readonly sourceNames: readonly string[];
   readonly target?: string;
+  /** The name behind `target`. */
+  readonly targetName?: string;
   readonly transformation?: PlanExpression;
   readonly assignments: readonly { readonly from?: PlanExpression; readonly to?: string }[];
   /** Present when a source or the target is a keyed data store reference. */
@@ -215,6 +224,29 @@ export type PlanLoop =
     readonly outputElement?: string;
     readonly completionCondition?: PlanExpression;
   };
+
+/** What an ad-hoc sub-process says about running its activities. */
+export interface PlanAdHoc {
+  /** `Sequential`: one enabled activity (and what its flows lead to) at a time, in document order. */
+  readonly ordering: "Parallel" | "Sequential";
+  /** Checked after each inner activity completes; true completes the sub-process. */
+  readonly completionCondition?: PlanExpression;
+  /** When the condition holds: withdraw what still runs (true) or let it finish (false). */
+  readonly cancelRemainingInstances: boolean;
+}
+
+/** A data object: a variable of the scope that declares it. */
+export interface PlanDataObject {
+  readonly id: string;
+  /**
+   * The variable name: the data object's `name`, else the name of a data
+   * object reference to it (modelers often name only the reference), else
+   * its id.
+   */
+  readonly name: string;
+  /** `q:value`: the initial value, evaluated when the declaring scope starts. */
+  readonly value?: PlanExpression;
+}
 
 /** One flow node. Optional parts are present only for the kinds they concern. */
 export interface PlanNode {
@@ -243,6 +275,10 @@ export interface PlanNode {
   /** Tasks. */
   readonly implementation?: Implementation;
   readonly script?: PlanExpression;
+  /** Script tasks: `q:resultVariable`. */
+  readonly resultVariable?: string;
+  /** Ad-hoc sub-processes. */
+  readonly adHoc?: PlanAdHoc;
   readonly loop?: PlanLoop;
   /** Message-consuming nodes. */
   readonly subscription?: Subscription;
@@ -292,8 +328,15 @@ export interface PlanScope {
   /** The sub-process node owning this scope, in the parent scope. */
   readonly node?: NodeIndex;
   readonly nodes: readonly NodeIndex[];
-  /** Where a token entering the scope starts: none start events, or (ad-hoc) nodes without incoming flows. */
+  /**
+   * Where a token entering the scope starts: none start events, or (ad-hoc)
+   * the enabled nodes — those without incoming flows, in document order,
+   * leaving out boundary events, compensation handlers and event
+   * sub-processes.
+   */
   readonly entries: readonly NodeIndex[];
+  /** Data objects declared directly in this scope, in document order. */
+  readonly dataObjects: readonly PlanDataObject[];
   /** Event sub-processes this scope can trigger while active. */
   readonly eventSubProcesses: readonly EventSubProcessTrigger[];
   /** Link name → catch node. */

@@ -14,6 +14,7 @@ import { consumesMessages, implementationOf, parksInstance } from "./implementat
 import type {
   ActivityNode,
   DataAssociation,
+  DataObjectReference,
   EventNode,
   Expression,
   FlowContainer,
@@ -26,8 +27,10 @@ import type {
   EventSubProcessTrigger,
   ExecutionPlan,
   NodeIndex,
+  PlanAdHoc,
   PlanAlias,
   PlanDataAssociation,
+  PlanDataObject,
   PlanDefinition,
   PlanExpression,
   PlanFlow,
@@ -173,6 +176,7 @@ class ProcessPlanner {
       kind,
       nodes: [],
       entries: [],
+      dataObjects: this.#dataObjects(content),
       eventSubProcesses: [],
       links: new FrozenMap(),
     };
@@ -349,10 +353,14 @@ class ProcessPlanner {
   #join(node: FlowNode, plan: PlanNode, flows: readonly PlanFlow[]): PlanJoin | undefined {
     if (plan.incoming.length < 2) return undefined;
     if (node.kind === "parallelGateway") return { kind: "parallel", incoming: plan.incoming };
-    if (node.kind === "complexGateway") return { kind: "complex", incoming: plan.incoming };
-    if (node.kind !== "inclusiveGateway") return undefined;
+    const kind = node.kind === "complexGateway"
+      ? "complex"
+      : node.kind === "inclusiveGateway"
+      ? "inclusive"
+      : undefined;
+    if (kind === undefined) return undefined;
     return {
-      kind: "inclusive",
+      kind,
       incoming: plan.incoming,
       upstream: plan.incoming.map((f) => this.#upstream(flows[f].source, plan.index, flows)),
     };
@@ -406,6 +414,16 @@ class ProcessPlanner {
     if (node.kind === "scriptTask") {
       const script = this.#expression(node.script);
       if (script) plan.script = script;
+      if (node.resultVariable !== undefined) plan.resultVariable = node.resultVariable;
+    }
+    if (node.kind === "adHocSubProcess") {
+      const adHoc: Mutable<PlanAdHoc> = {
+        ordering: node.ordering ?? "Parallel",
+        cancelRemainingInstances: node.cancelRemainingInstances,
+      };
+      const completion = this.#expression(node.completionCondition);
+      if (completion) adHoc.completionCondition = completion;
+      plan.adHoc = adHoc;
     }
     if (node.kind === "callActivity" && node.calledElement) plan.calledElement = node.calledElement;
     const loop = this.#loop(node);
@@ -446,8 +464,8 @@ class ProcessPlanner {
     if (cardinality) out.cardinality = cardinality;
     const completion = this.#expression(loop.completionCondition);
     if (completion) out.completionCondition = completion;
-    if (loop.loopDataInputRef) out.inputCollection = this.#dataName(loop.loopDataInputRef);
-    if (loop.loopDataOutputRef) out.outputCollection = this.#dataName(loop.loopDataOutputRef);
+    if (loop.loopDataInputRef) out.inputCollection = this.#itemName(loop.loopDataInputRef);
+    if (loop.loopDataOutputRef) out.outputCollection = this.#itemName(loop.loopDataOutputRef);
     const inputElement = loop.inputDataItem?.name ?? loop.inputDataItem?.id;
     if (inputElement) out.inputElement = inputElement;
     const outputElement = loop.outputDataItem?.name ?? loop.outputDataItem?.id;
@@ -455,22 +473,59 @@ class ProcessPlanner {
     return out;
   }
 
-  /** The variable name behind a data item id (its name when it has one). */
-  #dataName(ref: string): string {
+  /**
+   * The name behind a data item id: a data object reference stands for its
+   * data object; anything else (data input or output, property, data
+   * object) is its `name`, else its id.
+   */
+  #itemName(ref: string): string {
     const id = this.#resolve(ref) ?? ref;
+    const entry = this.#index.definitions.ids.get(id);
+    if (entry?.kind === "dataObjectReference") {
+      const target = this.#referenceOf(id)?.dataObjectRef;
+      if (target !== undefined) return this.#dataObjectName(this.#resolve(target) ?? target);
+      return entry.name ?? id;
+    }
+    if (entry?.kind === "dataObject") return this.#dataObjectName(id);
+    return entry?.name ?? id;
+  }
+
+  #referenceOf(id: string): DataObjectReference | undefined {
     for (const c of this.#index.containers) {
       if (c.process !== this.#process) continue;
-      const all = [...c.content.dataObjects, ...c.content.dataObjectReferences];
-      const found = all.find((d) => d.id === id);
-      if (found) return found.name ?? found.id;
+      const found = c.content.dataObjectReferences.find((r) => r.id === id);
+      if (found) return found;
     }
-    const items = [...this.#process.properties, ...(this.#process.io?.inputs ?? [])];
-    return items.find((d) => d.id === id)?.name ?? id;
+    return undefined;
+  }
+
+  // Modelers often name only the reference; the data object's own name wins.
+  #dataObjectName(id: string): string {
+    const own = this.#index.definitions.ids.get(id)?.name;
+    if (own !== undefined) return own;
+    for (const c of this.#index.containers) {
+      if (c.process !== this.#process) continue;
+      const named = c.content.dataObjectReferences.find((r) =>
+        r.name !== undefined && r.dataObjectRef !== undefined &&
+        (this.#resolve(r.dataObjectRef) ?? r.dataObjectRef) === id
+      );
+      if (named) return named.name!;
+    }
+    return id;
+  }
+
+  #dataObjects(content: FlowContainer): PlanDataObject[] {
+    return content.dataObjects.map((d) => {
+      const value = this.#expression(d.q.values[0]?.expression);
+      return { id: d.id, name: this.#dataObjectName(d.id), ...(value ? { value } : {}) };
+    });
   }
 
   #association(a: DataAssociation): PlanDataAssociation {
+    const sources = a.sources.map((s) => this.#resolve(s) ?? s);
     const out: Mutable<PlanDataAssociation> = {
-      sources: a.sources.map((s) => this.#resolve(s) ?? s),
+      sources,
+      sourceNames: sources.map((s) => this.#itemName(s)),
       assignments: a.assignments.map((x) => {
         const from = this.#expression(x.from);
         return {
@@ -479,7 +534,10 @@ class ProcessPlanner {
         };
       }),
     };
-    if (a.target) out.target = this.#resolve(a.target) ?? a.target;
+    if (a.target) {
+      out.target = this.#resolve(a.target) ?? a.target;
+      out.targetName = this.#itemName(out.target);
+    }
     const transformation = this.#expression(a.transformation);
     if (transformation) out.transformation = transformation;
     for (const ref of [...out.sources, ...(out.target ? [out.target] : [])]) {
@@ -555,9 +613,7 @@ class ProcessPlanner {
   #finishScope(scope: Mutable<PlanScope>, nodes: readonly PlanNode[]): void {
     const members = scope.nodes.map((i) => nodes[i]);
     scope.entries = scope.kind === "adHocSubProcess"
-      ? members.filter((n) => n.incoming.length === 0 && n.kind !== "boundaryEvent").map((n) =>
-        n.index
-      )
+      ? members.filter((n) => this.#enabledInAdHoc(n)).map((n) => n.index)
       : members.filter((n) => n.kind === "startEvent").map((n) => n.index);
     const triggers: EventSubProcessTrigger[] = [];
     for (const n of members) {
@@ -585,6 +641,13 @@ class ProcessPlanner {
       if (target !== undefined) (n.trigger as Mutable<PlanTrigger>).linkTarget = target;
       this.#compensation(n as Mutable<PlanNode>, nodes);
     }
+  }
+
+  // What an ad-hoc body starts: nodes no flow leads to, except those that
+  // only run when something else triggers them.
+  #enabledInAdHoc(n: PlanNode): boolean {
+    if (n.incoming.length > 0 || n.kind === "boundaryEvent" || n.isForCompensation) return false;
+    return n.childScope === undefined || this.#scopes[n.childScope].kind !== "eventSubProcess";
   }
 
   // A compensation boundary points at its handler through an association.

@@ -180,3 +180,75 @@ Deno.test("the plan is deeply immutable", async () => {
   }, TypeError);
   assert.ok(Object.isFrozen(full.subscriptions[0].aliases[0].expression));
 });
+
+async function fixture(path: string): Promise<ProcessPlan> {
+  const url = new URL(`../../tests/fixtures/${path}`, import.meta.url);
+  const result = await loadBpmn(await Deno.readFile(url), { uri: path });
+  assert.deepEqual(result.diagnostics, []);
+  return result.plan!.processes[0];
+}
+
+Deno.test("ad-hoc sub-processes: settings with BPMN defaults, and entries in document order", async () => {
+  const p = await fixture("bpmn/plan_ad_hoc.bpmn");
+  const loose = node(p, "loose");
+  assert.deepEqual(loose.adHoc, { ordering: "Parallel", cancelRemainingInstances: true });
+  assert.deepEqual(
+    p.scopes[loose.childScope!].entries.map((i) => p.nodes[i].id),
+    ["second", "first"],
+    "no flow leads to them; boundaries, compensation handlers and event sub-processes wait",
+  );
+  const strict = node(p, "strict").adHoc!;
+  assert.equal(strict.ordering, "Sequential");
+  assert.equal(strict.cancelRemainingInstances, false);
+  assert.equal(strict.completionCondition?.text, "done = true");
+  assert.deepEqual(strict.completionCondition?.paths, ["done"]);
+});
+
+Deno.test("script tasks carry q:resultVariable", async () => {
+  const p = await fixture("executor/script_result.bpmn");
+  assert.equal(node(p, "total").resultVariable, "total");
+  assert.equal(node(p, "merge").resultVariable, undefined);
+});
+
+Deno.test("data associations carry the names behind their ids", async () => {
+  const p = await fixture("executor/data_names.bpmn");
+  const [input] = node(p, "price").inputs;
+  assert.deepEqual(input.sources, ["DataObjectReference_1"]);
+  assert.deepEqual(input.sourceNames, ["order"], "a reference stands for its data object");
+  assert.equal(input.target, "DataInput_1");
+  assert.equal(input.targetName, "amount");
+  assert.equal(
+    node(p, "price").outputs[0].targetName,
+    "invoice",
+    "an unnamed object: the reference's name",
+  );
+  const [archive] = node(p, "archive").outputs;
+  assert.deepEqual([archive.sourceNames, archive.targetName], [["invoice"], "archived"]);
+});
+
+Deno.test("data objects belong to the scope that declares them, with their q:value", async () => {
+  const p = await fixture("executor/data_objects.bpmn");
+  const names = (scope: number) =>
+    p.scopes[scope].dataObjects.map((d) => [d.name, d.value?.text ?? null]);
+  assert.deepEqual(names(0), [
+    ["limits", "{daily: 100}"],
+    ["greeting", '"hello " + customer'],
+    ["counter", "0"],
+  ]);
+  assert.deepEqual(names(node(p, "sub").childScope!), [
+    ["draft", "limits.daily * 2"],
+    ["scratch", null],
+  ]);
+});
+
+Deno.test("complex joins carry upstream sets, links included", async () => {
+  const p = await fixture("executor/complex_join_link.bpmn");
+  const join = node(p, "join").join!;
+  assert.equal(join.kind, "complex");
+  const ids = (set: Iterable<number>) => [...set].map((i) => p.nodes[i].id).sort();
+  assert.deepEqual(join.upstream!.map(ids), [
+    ["s", "split"],
+    ["first", "s", "split"],
+    ["away", "back", "s", "second", "split"],
+  ]);
+});

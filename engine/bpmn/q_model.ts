@@ -176,6 +176,11 @@ export interface QCoverage extends QLocated {
   readonly flows: readonly string[];
 }
 
+/** `q:value`: the initial value of a data object, a FEEL expression. */
+export interface QValue extends QLocated {
+  readonly expression: Expression;
+}
+
 /**
  * Everything the q: vocabulary says about one BPMN element. Lists keep every
  * occurrence (so validation can report duplicates); singletons take the
@@ -197,4 +202,6 @@ export interface QSettings {
   readonly variables: readonly QVariable[];
   readonly audits: readonly QAudit[];
   readonly coverage: readonly QCoverage[];
+  /** Data objects: `q:value`. */
+  readonly values: readonly QValue[];
 }

@@ -8,7 +8,7 @@
  * @module
  */
 import { parseDurationMillis } from "../core/duration.ts";
-import { attributeExpression } from "./_expression_text.ts";
+import { attributeExpression, textExpression } from "./_expression_text.ts";
 import type { SourceText } from "./_source.ts";
 import { attribute, type XmlElement } from "./_xml.ts";
 import type { Expression } from "./model.ts";
@@ -51,6 +51,7 @@ export const NO_Q_SETTINGS: QSettings = Object.freeze({
   variables: [],
   audits: [],
   coverage: [],
+  values: [],
 });
 
 function oneOf<T extends string>(value: string | undefined, allowed: readonly T[]): T | undefined {
@@ -101,6 +102,7 @@ export class QReader {
       variables: [],
       audits: [],
       coverage: [],
+      values: [],
     };
     let any = false;
     for (const block of extensionElements) {
@@ -148,6 +150,9 @@ export class QReader {
             break;
           case "coverage":
             q.coverage.push(this.#coverage(el));
+            break;
+          case "value":
+            q.values.push({ ...located(el), expression: textExpression(this.#source, el) });
             break;
             // Anything else is not in the vocabulary; the schema check names it.
         }

@@ -5,15 +5,22 @@
  * node completes, with the node's result visible as `result`: they set
  * variables or write to a data store.
  *
- * Items are named by their id (the plan records association ends by id), so
- * a data input `fromAccount` delivers the variable `fromAccount`.
+ * Association ends map by name, not id (the plan's `sourceNames` and
+ * `targetName`: an item's `name`, else its id), so
+ * `<dataInput id="DataInput_1" name="amount"/>` is the input `amount`, and a
+ * data object reference reads and writes the variable of its data object.
+ *
+ * Data objects are variables of the scope that declares them: when a
+ * sub-process body starts, {@link declareDataObjects} gives each its
+ * `q:value` (or null), so a data object of a sub-process is local to it.
  *
  * @module
  */
 import { FeelContext, type FeelValue, formatFeel } from "../../lang/feel/mod.ts";
 import type { PlanDataAssociation, PlanStore } from "../bpmn/mod.ts";
 import type { Execution } from "./behavior.ts";
-import type { Token } from "./state.ts";
+import type { ScopeInstance, Token } from "./state.ts";
+import { visible } from "./variables.ts";
 import type { StoreAccess } from "./_store.ts";
 
 /** The data inputs of the token's node, by target name. */
@@ -60,12 +67,12 @@ function inputFrom(
     value = x.value(
       a.transformation,
       token,
-      stored === undefined ? local : withEntry(local, a.sources[0], stored),
+      stored === undefined ? local : withEntry(local, a.sourceNames[0], stored),
     );
   } else if (value === undefined && a.sources.length === 1) {
-    value = x.context(token, local).entries.get(a.sources[0]) ?? null;
+    value = x.context(token, local).entries.get(a.sourceNames[0]) ?? null;
   }
-  if (a.target !== undefined && value !== undefined) local.set(a.target, value);
+  if (a.targetName !== undefined && value !== undefined) local.set(a.targetName, value);
   for (const asg of a.assignments) {
     if (!asg.from || !asg.to) continue;
     setPath(local, asg.to, x.value(asg.from, token, local));
@@ -90,10 +97,10 @@ export function writeOutputs(
       writeStore(x, stores, token, a.store, outputValue(x, token, a, overlay));
       continue;
     }
-    if (a.transformation && a.target !== undefined) {
-      x.set(token, a.target, x.value(a.transformation, token, overlay));
-    } else if (a.sources.length === 1 && a.target !== undefined) {
-      x.set(token, a.target, x.context(token, overlay).entries.get(a.sources[0]) ?? null);
+    if (a.transformation && a.targetName !== undefined) {
+      x.set(token, a.targetName, x.value(a.transformation, token, overlay));
+    } else if (a.sources.length === 1 && a.targetName !== undefined) {
+      x.set(token, a.targetName, x.context(token, overlay).entries.get(a.sourceNames[0]) ?? null);
     }
     for (const asg of a.assignments) {
       if (asg.from && asg.to) x.set(token, asg.to, x.value(asg.from, token, overlay));
@@ -116,8 +123,27 @@ function outputValue(
     for (const asg of assigned) setPath(local, asg.to!, x.value(asg.from!, token, overlay));
     return new FeelContext(local);
   }
-  const source = a.sources.find((s) => s !== a.store?.reference);
-  return source === undefined ? null : x.context(token, overlay).entries.get(source) ?? null;
+  const source = a.sources.findIndex((s) => s !== a.store?.reference);
+  return source < 0 ? null : x.context(token, overlay).entries.get(a.sourceNames[source]) ?? null;
+}
+
+/**
+ * Declares the data objects of a scope that just started, in document
+ * order (a value may use the ones before it). A name the scope already
+ * holds (a start or call variable) keeps its value. A process body only
+ * declares data objects that have a `q:value`: undeclared names land there
+ * anyway, and an unset one reads as null all the same.
+ */
+export function declareDataObjects(x: Execution, scope: ScopeInstance): void {
+  const declared = x.process(scope.process).scopes[scope.planScope].dataObjects;
+  const root = scope.kind === "process" || scope.kind === "call";
+  for (const d of declared) {
+    if (scope.vars.has(d.name) || (root && d.value === undefined)) continue;
+    const value = d.value === undefined
+      ? null
+      : x.evaluateIn(d.value, new FeelContext(visible(x.state, scope)));
+    scope.vars.set(d.name, value);
+  }
 }
 
 function readStore(

@@ -47,6 +47,12 @@ export interface Behavior {
   terminate?(x: Execution, token: Token): void;
   /** The scope instance the token runs (sub-process body, called process) has nothing left to do. */
   childDone?(x: Execution, token: Token, child: ScopeInstance): void;
+  /**
+   * Ad-hoc bodies: `inner`, a node of the body the token runs, completed
+   * and is about to move on. True when the behaviour ended the body (and
+   * `inner` with it), so the token must not move.
+   */
+  innerCompleted?(x: Execution, token: Token, body: ScopeInstance, inner: Token): boolean;
   /** Loop behaviours: one run of the looped activity finished (`run` is its scope instance). */
   innerDone?(x: Execution, token: Token, run: ScopeInstance): void;
   /** Joins: the agenda drained with these tokens waiting at the node in one scope instance. */

@@ -50,7 +50,7 @@ import type {
   Wait,
 } from "./state.ts";
 import { lookup, setVariable, toFeel, visible } from "./variables.ts";
-import { readInputs, writeOutputs } from "./_data.ts";
+import { declareDataObjects, readInputs, writeOutputs } from "./_data.ts";
 import { ExecutorCode, StepFailure } from "./_failure.ts";
 import { StoreAccess } from "./_store.ts";
 import { firstDue } from "./_timers.ts";
@@ -193,9 +193,10 @@ export class Machine implements Execution {
   complete(token: Token, result?: FeelValue, options?: CompleteOptions): void {
     const node = this.nodeOf(token);
     if (options?.mapped !== true) {
+      if (node.resultVariable !== undefined) this.set(token, node.resultVariable, result ?? null);
       if (node.outputs.length > 0) {
         writeOutputs(this, this.stores, token, result, options?.overlay);
-      } else if (result instanceof FeelContext) {
+      } else if (result instanceof FeelContext && node.resultVariable === undefined) {
         for (const [k, v] of result.entries) this.set(token, k, v);
       }
     }
@@ -233,6 +234,18 @@ export class Machine implements Execution {
     if (token.handler !== undefined) {
       handlerDone(this, token);
       return;
+    }
+    // The plan's scope kind first: it keeps the scope lookup off the common path.
+    if (proc.scopes[node.scope].kind === "adHocSubProcess") {
+      const scope = this.scope(token.scope);
+      const owner = scope.kind === "adHocSubProcess"
+        ? this.state.tokens.get(scope.token!)
+        : undefined;
+      if (
+        owner && behaviorOf(this.nodeOf(owner), owner).innerCompleted!(this, owner, scope, token)
+      ) {
+        return;
+      }
     }
     if (flows !== undefined) {
       this.take(token, flows);
@@ -474,8 +487,16 @@ export class Machine implements Execution {
     if (spec.interrupting !== undefined) scope.interrupting = spec.interrupting;
     this.state.scopes.set(scope.id, scope);
     if (spec.counted && spec.parent) spec.parent.live++;
-    if (spec.kind !== "multiInstance" && spec.kind !== "instance" && spec.kind !== "loop") {
-      if (spec.kind !== "compensation") armEventSubProcesses(this, scope);
+    // Loop bodies and their runs share the plan scope of the looping node;
+    // only a scope that runs a body of its own declares data and arms events.
+    if (
+      spec.kind !== "multiInstance" && spec.kind !== "instance" && spec.kind !== "loop" &&
+      spec.kind !== "compensation"
+    ) {
+      if (this.process(spec.process).scopes[spec.planScope].dataObjects.length > 0) {
+        declareDataObjects(this, scope);
+      }
+      armEventSubProcesses(this, scope);
     }
     return scope;
   }

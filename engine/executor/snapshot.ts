@@ -246,6 +246,7 @@ function scopeRecord(p: ProcessPlan, scope: ScopeInstance): Record<string, unkno
       outputs: scope.mi.outputs.map(encodeValue),
     },
     loopCount: scope.loopCount,
+    adHocNext: scope.adHocNext,
     writes: scope.writes?.map((w) => ({ ...w, value: encodeValue(w.value) })),
     compensation: scope.compensation?.map((e) => entryRecord(p, e)),
     gates: scope.gates?.map((g) => ({
@@ -436,6 +437,7 @@ function readScope(plan: ExecutionPlan, id: number, r: Json): ScopeInstance {
   if (r.token !== undefined) scope.token = r.token as number;
   if (r.interrupting !== undefined) scope.interrupting = r.interrupting as boolean;
   if (r.loopCount !== undefined) scope.loopCount = r.loopCount as number;
+  if (r.adHocNext !== undefined) scope.adHocNext = r.adHocNext as number;
   const mi = r.mi as Json | undefined;
   if (mi) {
     scope.mi = {

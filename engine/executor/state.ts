@@ -125,6 +125,11 @@ export interface ScopeInstance {
   compensation?: CompensationEntry[];
   /** Complex gateways that fired and still absorb the late tokens of this round. */
   gates?: Gate[];
+  /**
+   * Sequential ad-hoc bodies: how many of the plan scope's entries were
+   * started (all of them once the completion condition held).
+   */
+  adHocNext?: number;
   /** Tokens in the scope plus counted child scopes (event sub-process runs, multi-instance runs). */
   live: number;
 }

@@ -29,6 +29,7 @@ const Q_ELEMENT: Readonly<Record<QKey, string>> = {
   variables: "q:variables",
   audits: "q:audit",
   coverage: "q:coverage",
+  values: "q:value",
 };
 
 // At most one of these per element.
@@ -42,6 +43,7 @@ const SINGLETONS: readonly QKey[] = [
   "onValidations",
   "processes",
   "audits",
+  "values",
 ];
 
 const REPLY_HOSTS: ReadonlySet<string> = new Set([
@@ -61,6 +63,7 @@ function allowed(ctx: RuleContext, element: ModelElement, node: FlowNode | undef
     return keys;
   }
   if (element.element === "dataStoreReference") return keys.add("stores");
+  if (element.element === "dataObject") return keys.add("values");
   if (!node) return keys;
   if (consumesMessages(node) || isRoutableStart(ctx, node)) {
     keys.add("sources").add("aliases").add("onValidations");

@@ -1,7 +1,7 @@
 /**
  * Running a sub-process body: a scope instance opened under the token, its
  * event sub-processes armed, a token on each entry (none start events; for
- * an ad-hoc sub-process every activity without incoming flows). The owning
+ * an ad-hoc sub-process its enabled activities). The owning
  * token waits at the sub-process node until the body has nothing left.
  *
  * @module
@@ -9,8 +9,16 @@
 import type { Execution } from "../behavior.ts";
 import type { ScopeInstance, ScopeKind, Token } from "../state.ts";
 
-/** Opens the body of the token's sub-process node and starts its entries. */
-export function openBody(x: Execution, token: Token, kind: ScopeKind): void {
+/**
+ * Opens the body of the token's sub-process node and starts its entries
+ * (the first `limit` of them; a sequential ad-hoc body starts one).
+ */
+export function openBody(
+  x: Execution,
+  token: Token,
+  kind: ScopeKind,
+  limit = Infinity,
+): ScopeInstance {
   const proc = x.processOf(token);
   const node = proc.nodes[token.node];
   const body = x.openScope({
@@ -25,9 +33,10 @@ export function openBody(x: Execution, token: Token, kind: ScopeKind): void {
   const entries = proc.scopes[node.childScope!].entries;
   if (entries.length === 0) {
     closeBody(x, token, body);
-    return;
+    return body;
   }
-  for (const entry of entries) x.spawn(body, entry);
+  for (const entry of entries.slice(0, limit)) x.spawn(body, entry);
+  return body;
 }
 
 /** The body finished normally: close it and complete the sub-process node. */

@@ -12,7 +12,7 @@
  * @module
  */
 import { feelNumber, type FeelValue } from "../../../lang/feel/mod.ts";
-import type { NodeIndex, PlanNode, ProcessPlan } from "../../bpmn/mod.ts";
+import type { PlanNode } from "../../bpmn/mod.ts";
 import type { Behavior, Execution } from "../behavior.ts";
 import type { Gate, ScopeInstance, Token } from "../state.ts";
 import { divergeInclusive } from "./inclusive_gateway.ts";
@@ -77,10 +77,10 @@ function absorbLate(
     gate.consumed.push(t.arrival!);
     late.push(t);
   }
-  const missing = node.join!.incoming.filter((f) => !gate.consumed.includes(f));
-  const proc = x.process(scope.process);
+  const join = node.join!;
+  const missing = join.incoming.filter((f) => !gate.consumed.includes(f));
   const reachable = missing.some((f) => {
-    const sources = upstreamOf(proc, proc.flows[f].source, node.index);
+    const sources = join.upstream![join.incoming.indexOf(f)];
     for (const t of x.state.tokens.values()) {
       if (t.scope === scope.id && t.node !== node.index && sources.has(t.node)) return true;
     }
@@ -92,28 +92,4 @@ function absorbLate(
   }
   // Last: absorbing the final token may complete the scope.
   for (const t of late) x.absorb(t);
-}
-
-// The plan precomputes upstream sets for inclusive joins only; complex
-// joins compute theirs here, once per process and flow source.
-const UPSTREAM = new WeakMap<ProcessPlan, Map<string, Set<NodeIndex>>>();
-
-function upstreamOf(proc: ProcessPlan, from: NodeIndex, join: NodeIndex): Set<NodeIndex> {
-  let cache = UPSTREAM.get(proc);
-  if (!cache) UPSTREAM.set(proc, cache = new Map());
-  const key = `${from}:${join}`;
-  const hit = cache.get(key);
-  if (hit) return hit;
-  const seen = new Set<NodeIndex>();
-  const stack = [from];
-  while (stack.length > 0) {
-    const n = stack.pop()!;
-    if (n === join || seen.has(n)) continue;
-    seen.add(n);
-    for (const f of proc.nodes[n].incoming) stack.push(proc.flows[f].source);
-    const attached = proc.nodes[n].attachedTo;
-    if (attached !== undefined) stack.push(attached);
-  }
-  cache.set(key, seen);
-  return seen;
 }
