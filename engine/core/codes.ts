@@ -300,6 +300,15 @@ export const CODES = {
   "SUTRA.VALIDATE.XSD.ROOT_UNDECLARED": "The XSD declares no such root element (soft).",
   "SUTRA.VALIDATE.XSD.UNAVAILABLE": "libxml2 could not run, so the message is refused.",
   "SUTRA.VALIDATE.XSD.VIOLATION": "The document breaks its XSD (soft).",
+  // Data stores (see docs/datastores.md)
+  "SUTRA.CONFIG.DATASTORE.COLUMN_NAME_INVALID":
+    "A projected column name is unusable, reserved, too long, a control column, taken by another field, or an override for an undeclared field.",
+  "SUTRA.CONFIG.DATASTORE.STRUCTURE_NOT_FLAT": "A projected type has a nested or repeated child.",
+  "SUTRA.RUNTIME.DATASTORE.CONFLICT":
+    "A compare-and-set write or delete found the key at another revision.",
+  "SUTRA.RUNTIME.DATASTORE.MIGRATION_FAILED":
+    "Creating the key/value table or running a store migration failed.",
+  "SUTRA.RUNTIME.DATASTORE.UNREACHABLE": "A store's own database could not be connected to.",
   // Secrets
   "SUTRA.SECRET.REFERENCE_INVALID":
     "A secret reference is malformed or uses an unregistered scheme.",
