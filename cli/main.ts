@@ -9,6 +9,7 @@ import { DiagnosticError, formatDiagnostic } from "../engine/core/diagnostic.ts"
 import { ENGINE_VERSION } from "../engine/core/version.ts";
 import { type CliIo, type Command, EXIT_USAGE, UsageError } from "./command.ts";
 import { createCommand } from "./create.ts";
+import { deployCommand, undeployCommand } from "./deploy.ts";
 import { deploymentsCommand } from "./deployments.ts";
 import { describeCommand } from "./describe.ts";
 import { dispatchGraphCommand } from "./dispatch_graph.ts";
@@ -69,6 +70,8 @@ export function commands(programName: string): Command[] {
     lintCommand({ transports }),
     packageCommand({ transports }),
     deploymentsCommand,
+    deployCommand({ transports }),
+    undeployCommand,
     describeCommand,
     dispatchGraphCommand,
     simulateCommand,

@@ -30,13 +30,15 @@ Deno.test("migrate applies to the embedded default, then reports it up to date",
     assert.equal(await command.run([], first.io), 0);
     assert.equal(
       first.out(),
-      `applied 1 foundation\npglite:${join(dir, "engine-db")} is now at version 1\n`,
+      `applied 1 foundation\napplied 2 runtime\npglite:${
+        join(dir, "engine-db")
+      } is now at version 2\n`,
     );
     assert.equal(first.err(), "");
 
     const second = capture();
     assert.equal(await command.run([], second.io), 0);
-    assert.match(second.out(), /^pglite:.* is up to date at version 1\n$/);
+    assert.match(second.out(), /^pglite:.* is up to date at version 2\n$/);
 
     const status = capture();
     assert.equal(await command.run(["status"], status.io), 0);
@@ -49,14 +51,14 @@ Deno.test("migrate applies to the embedded default, then reports it up to date",
     assert.equal(await command.run(["status", "--format", "json"], json.io), 0);
     const parsed = JSON.parse(json.out());
     assert.equal(parsed.ok, true);
-    assert.equal(parsed.migrations.length, 1);
+    assert.equal(parsed.migrations.length, 2);
     assert.equal(parsed.migrations[0].state, "applied");
     assert.equal(parsed.migrations[0].checksum, parsed.migrations[0].recordedChecksum);
     assert.ok(!Number.isNaN(Date.parse(parsed.migrations[0].appliedAt)));
 
     const verify = capture();
     assert.equal(await command.run(["verify"], verify.io), 0);
-    assert.match(verify.out(), /^ok: pglite:.* matches this engine's 1 migration\(s\)\n$/);
+    assert.match(verify.out(), /^ok: pglite:.* matches this engine's 2 migration\(s\)\n$/);
   });
 });
 
@@ -125,7 +127,10 @@ Deno.test("settings fall back to SUTRA_DB_* variables", async () => {
   assert.equal(await migrateCommand.run(["status", "--format", "json"], c.io), 0);
   const parsed = JSON.parse(c.out());
   assert.equal(parsed.database, "pglite:memory:// (schema engine)");
-  assert.deepEqual(parsed.migrations.map((m: { state: string }) => m.state), ["pending"]);
+  assert.deepEqual(parsed.migrations.map((m: { state: string }) => m.state), [
+    "pending",
+    "pending",
+  ]);
 });
 
 Deno.test("an unreachable or invalid database is a diagnostic and exit 1", async () => {

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { configKeys, envName } from "../engine/core/config.ts";
 import "../engine/intake/settings.ts";
+import "../engine/runtime/admin_auth.ts";
+import "../engine/runtime/deployments/settings.ts";
 import "../engine/runtime/settings.ts";
 
 Deno.test("docs/configuration.md documents every key the engine declares", async () => {

@@ -300,6 +300,24 @@ export const CODES = {
   "SUTRA.VALIDATE.XSD.ROOT_UNDECLARED": "The XSD declares no such root element (soft).",
   "SUTRA.VALIDATE.XSD.UNAVAILABLE": "libxml2 could not run, so the message is refused.",
   "SUTRA.VALIDATE.XSD.VIOLATION": "The document breaks its XSD (soft).",
+  // Deployments and the admin surface (see docs/deployments.md)
+  "SUTRA.ADMIN.AUTH.DISABLED":
+    "Boot warning: the admin surface is open through sutra.admin.oidc.dev-disabled.",
+  "SUTRA.ADMIN.AUTH.FORBIDDEN": "The credential lacks the route's role (403).",
+  "SUTRA.ADMIN.AUTH.INVALID": "The admin credential is wrong (401).",
+  "SUTRA.ADMIN.AUTH.MISSING": "The admin credential header is absent (401).",
+  "SUTRA.ADMIN.AUTH.UNCONFIGURED": "No admin credential is configured (503).",
+  "SUTRA.CLI.ENGINE_RESPONSE_INVALID": "The engine answered with a body that is not JSON.",
+  "SUTRA.CLI.ENGINE_UNREACHABLE": "The CLI cannot connect to --engine-url.",
+  "SUTRA.DEPLOY.ARCHIVE_TOO_LARGE": "The upload exceeds sutra.deployments.max-archive-bytes (413).",
+  "SUTRA.DEPLOY.CONFLICT": "Concurrent deploys kept changing the slot; retrying is safe (409).",
+  "SUTRA.DEPLOY.LINT_FAILED":
+    "The archive is intact but its package fails the deploy-time checks (422); all findings follow.",
+  "SUTRA.DEPLOY.LOAD_FAILED":
+    "A stored deployment cannot be loaded at boot and is not served (log only).",
+  "SUTRA.DEPLOY.TENANT_MISMATCH":
+    "The archive is labelled for a tenant this engine does not serve (422).",
+  "SUTRA.DEPLOY.UNKNOWN": "No deployment (or none active or draining) has that id or slot (404).",
   // Data stores (see docs/datastores.md)
   "SUTRA.CONFIG.DATASTORE.COLUMN_NAME_INVALID":
     "A projected column name is unusable, reserved, too long, a control column, taken by another field, or an override for an undeclared field.",
@@ -309,6 +327,30 @@ export const CODES = {
   "SUTRA.RUNTIME.DATASTORE.MIGRATION_FAILED":
     "Creating the key/value table or running a store migration failed.",
   "SUTRA.RUNTIME.DATASTORE.UNREACHABLE": "A store's own database could not be connected to.",
+  // Dispatch, transports and the outbox (see docs/runtime.md)
+  "SUTRA.ACK.ON_COMPLETE_UNSUPPORTED":
+    "The transport cannot hold on-complete, so the channel runs on-persist (warning).",
+  "SUTRA.INBOUND.AUTH.INVALID": "Wrong credential (401).",
+  "SUTRA.INBOUND.AUTH.MISSING": "No credential on the request (401).",
+  "SUTRA.INBOUND.CLOUDEVENT.INVALID": "A structured-mode body is not a CloudEvent (400).",
+  "SUTRA.INBOUND.CONCURRENCY_LIMIT": "The channel's maxConcurrentInstances is reached (429).",
+  "SUTRA.INBOUND.DUPLICATE": "A concurrent copy with the same dedupKey committed first (409).",
+  "SUTRA.OUTBOUND.DELIVERY_ATTEMPTS_EXHAUSTED":
+    "sutra.outbox.retry.max-attempts reached; the row is poisoned and an incident opened.",
+  "SUTRA.OUTBOUND.DELIVERY_REFUSED":
+    "The sink refused permanently; the row is poisoned and an incident opened.",
+  "SUTRA.OUTBOUND.SINK_UNKNOWN":
+    "No sink for the destination scheme; retried (appears in the row's last error).",
+  "SUTRA.RESOLVE.CHANNEL.UNKNOWN": "No active deployment serves or binds the channel (404).",
+  "SUTRA.RUNTIME.ALIAS.DUPLICATE":
+    "A unique alias is held by a live instance; nothing written (409).",
+  "SUTRA.RUNTIME.CLAIM.SWEPT": "Abandoned claims were released by the sweep (warning).",
+  "SUTRA.RUNTIME.INSTANCE.UNKNOWN": "No instance with that id or alias (404).",
+  "SUTRA.RUNTIME.LANE.FULL": "The lane queue is at capacity (429).",
+  "SUTRA.RUNTIME.RELAY.CORRELATION_NOT_FOUND":
+    "The relay matched no live alias, or the instance no longer waits at that node (404).",
+  "SUTRA.RUNTIME.RESUME.CLAIM_HELD":
+    "The instance is claimed elsewhere; safe to retry (409 with Retry-After).",
   // Secrets
   "SUTRA.SECRET.REFERENCE_INVALID":
     "A secret reference is malformed or uses an unregistered scheme.",

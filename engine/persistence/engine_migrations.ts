@@ -10,6 +10,7 @@
  * @module
  */
 import type { Migration } from "./migrations.ts";
+import { RUNTIME_MIGRATION } from "./migrations/v0002_runtime.ts";
 
 /** Version 1: the leases that elect one engine per role (timers, sweeps, …). */
 const FOUNDATION = `
@@ -26,4 +27,5 @@ create table leases (
 /** Every engine migration, ascending by version. */
 export const ENGINE_MIGRATIONS: readonly Migration[] = [
   { version: 1, name: "foundation", sql: FOUNDATION },
+  RUNTIME_MIGRATION,
 ];

@@ -1,6 +1,9 @@
 /**
- * Boots one engine: opens and migrates the engine database, serves the HTTP
- * surfaces, and stops cleanly (in-flight requests finished, database closed).
+ * Boots one engine: opens and migrates the engine database, loads the
+ * deployed set, spawns every linked transport over one intake pipeline,
+ * starts the outbox worker and the sweeps, serves the HTTP surfaces, and
+ * stops cleanly (listener drained, transports, worker and sweeps stopped,
+ * database closed).
  *
  * @module
  */
@@ -12,6 +15,7 @@ import {
   DiagnosticError,
   ENGINE_VERSION,
   type Logger,
+  newId,
   resolveReference,
   systemClock,
 } from "../core/mod.ts";
@@ -22,17 +26,37 @@ import {
   migrate,
   openDatabase,
 } from "../persistence/mod.ts";
+import { collectSinks, transports } from "../core/transport.ts";
+import { PAYLOAD_CAP_BYTES } from "../intake/mod.ts";
+import { createAdminGate } from "./admin_auth.ts";
+import { createDeploymentService, type DeploymentService } from "./deployments/mod.ts";
+import { boundChannels } from "./dispatch/channels.ts";
+import { cancelInstance } from "./dispatch/cancel.ts";
+import { Dispatcher } from "./dispatch/intake.ts";
+import { Lanes } from "./dispatch/lanes.ts";
 import { addHealthRoutes, type ReadinessCheck } from "./health.ts";
 import { Router } from "./http_router.ts";
+import { addInstanceRoutes } from "./instances/routes.ts";
+import { OutboxWorker } from "./outbox/worker.ts";
+import { Sweeper } from "./sweeps/mod.ts";
 import {
+  CLAIM_STUCK_AFTER,
   DATASOURCE_EMBEDDED_DIR,
   DATASOURCE_PASSWORD,
   DATASOURCE_SCHEMA,
   DATASOURCE_URL,
   DATASOURCE_USERNAME,
+  ENGINE_SHARDS,
+  ENGINE_SWEEP_INTERVAL,
   HTTP_HOST,
   HTTP_PORT,
+  INBOX_REDRIVE_AFTER,
+  INSTANCE_RETENTION,
   OTLP_ENDPOINT,
+  OUTBOX_CLAIM_TIMEOUT,
+  OUTBOX_MAX_ATTEMPTS,
+  OUTBOX_POLL_INTERVAL,
+  SHARD_QUEUE_CAPACITY,
   SHUTDOWN_GRACE,
 } from "./settings.ts";
 
@@ -43,6 +67,8 @@ export interface EngineOptions {
   readonly clock?: Clock;
   /** Environment consulted for secret references and OTEL_* variables. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** This replica's id in claims, leases and outbox claims (default: a fresh id). */
+  readonly replicaId?: string;
 }
 
 /** A running engine. */
@@ -51,6 +77,8 @@ export interface RunningEngine {
   readonly url: string;
   readonly port: number;
   readonly database: Database;
+  /** The deployment service (deploy, undeploy, the registry dispatch serves from). */
+  readonly deployments: DeploymentService;
   /** Stops accepting requests, waits for in-flight ones (up to the grace period), closes the database. */
   stop(): Promise<void>;
 }
@@ -66,12 +94,94 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     schema: config.get(DATASOURCE_SCHEMA),
   });
   let server: Deno.HttpServer<Deno.NetAddr> | undefined;
+  const stoppers: (() => Promise<void>)[] = [];
   try {
     const applied = await migrate(database, ENGINE_MIGRATIONS);
     const head = ENGINE_MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
+    const replicaId = options.replicaId ?? newId();
 
     const router = new Router(logger.child("http"));
-    addHealthRoutes(router, [databaseCheck(database, clock), migrationCheck(head)]);
+    const admin = await createAdminGate({ config, logger: logger.child("admin"), env });
+    const deployments = createDeploymentService({
+      db: database,
+      logger: logger.child("deployments"),
+      clock,
+      config,
+      admin,
+      transports,
+    });
+    stoppers.push(() => deployments.close());
+    await deployments.boot();
+    deployments.routes(router);
+
+    const lanes = new Lanes({
+      count: config.require(ENGINE_SHARDS),
+      capacity: config.require(SHARD_QUEUE_CAPACITY),
+    });
+    const dispatcher = new Dispatcher({
+      db: database,
+      registry: deployments.registry,
+      transports,
+      clock,
+      logger: logger.child("dispatch"),
+      lanes,
+      replicaId,
+      capBytes: config.require(PAYLOAD_CAP_BYTES),
+    });
+    // Requests still queued on a lane finish before the database closes.
+    stoppers.push(() => lanes.idle());
+    for (const factory of transports.list()) {
+      const instance = await factory.spawn({
+        channels: () => boundChannels(dispatcher.table, factory.name),
+        deliver: (delivery) => dispatcher.deliver(delivery),
+        http: router,
+        logger: logger.child(`transport/${factory.name}`),
+        resolveSecret: (reference) => resolveReference(reference, defaultResolveContext(env)),
+      });
+      stoppers.push(() => instance.stop());
+    }
+    addInstanceRoutes(router, {
+      db: database,
+      registry: deployments.registry,
+      admin,
+      cancel: (id) =>
+        cancelInstance({
+          db: database,
+          registry: deployments.registry,
+          clock,
+          owner: `${replicaId}/admin`,
+        }, id),
+    });
+
+    const outbox = new OutboxWorker({
+      db: database,
+      sinks: collectSinks(transports),
+      logger: logger.child("outbox"),
+      owner: replicaId,
+      maxAttempts: config.get(OUTBOX_MAX_ATTEMPTS),
+      pollMs: config.require(OUTBOX_POLL_INTERVAL),
+      claimMs: config.require(OUTBOX_CLAIM_TIMEOUT),
+    });
+    outbox.start();
+    stoppers.push(() => outbox.stop());
+    const sweeper = new Sweeper({
+      db: database,
+      logger: logger.child("sweeps"),
+      owner: replicaId,
+      redrive: (capture) => dispatcher.runCaptured(capture),
+      claimTimeoutMs: config.require(CLAIM_STUCK_AFTER),
+      retentionMs: config.require(INSTANCE_RETENTION),
+      orphanAfterMs: config.require(INBOX_REDRIVE_AFTER),
+      intervalMs: config.require(ENGINE_SWEEP_INTERVAL),
+    });
+    sweeper.start();
+    stoppers.push(() => sweeper.stop());
+
+    addHealthRoutes(router, [
+      databaseCheck(database, clock),
+      migrationCheck(head),
+      loaderCheck(lanes, deployments),
+    ]);
 
     server = listen(router, config, logger);
     const port = server.addr.port;
@@ -86,6 +196,9 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
         migrationsApplied: applied.length,
         schemaVersion: head,
         port,
+        replicaId,
+        shards: lanes.count,
+        deployments: deployments.registry.list().length,
       },
     );
     const running = server;
@@ -95,10 +208,12 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       url: `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}`,
       port,
       database,
-      stop: () => stopping ??= stop(running, database, graceMillis, logger),
+      deployments,
+      stop: () => stopping ??= stop({ server: running, database, graceMillis, logger, stoppers }),
     };
   } catch (error) {
     if (server) await server.shutdown();
+    for (const s of stoppers.reverse()) await s().catch(() => {});
     await database.close();
     throw error;
   }
@@ -173,6 +288,17 @@ function databaseCheck(database: Database, clock: Clock): ReadinessCheck {
   };
 }
 
+function loaderCheck(lanes: Lanes, deployments: DeploymentService): ReadinessCheck {
+  return {
+    name: "loader",
+    check: () =>
+      Promise.resolve({
+        status: "UP",
+        data: { shards: lanes.count, deployments: deployments.registry.list().length },
+      }),
+  };
+}
+
 function migrationCheck(head: number): ReadinessCheck {
   return {
     name: "migrations",
@@ -180,25 +306,30 @@ function migrationCheck(head: number): ReadinessCheck {
   };
 }
 
-async function stop(
-  server: Deno.HttpServer<Deno.NetAddr>,
-  database: Database,
-  graceMillis: number,
-  logger: Logger,
-): Promise<void> {
-  logger.info("sutra-engine stopping: finishing in-flight requests");
+interface StopOptions {
+  readonly server: Deno.HttpServer<Deno.NetAddr>;
+  readonly database: Database;
+  readonly graceMillis: number;
+  readonly logger: Logger;
+  /** Background parts, stopped in reverse start order after the listener drains. */
+  readonly stoppers: readonly (() => Promise<void>)[];
+}
+
+async function stop(o: StopOptions): Promise<void> {
+  o.logger.info("sutra-engine stopping: finishing in-flight requests");
   let timer: ReturnType<typeof setTimeout> | undefined;
   const graceElapsed = new Promise<"timeout">((resolve) => {
-    timer = setTimeout(() => resolve("timeout"), graceMillis);
+    timer = setTimeout(() => resolve("timeout"), o.graceMillis);
   });
   const outcome = await Promise.race([
-    server.shutdown().then(() => "drained" as const),
+    o.server.shutdown().then(() => "drained" as const),
     graceElapsed,
   ]);
   clearTimeout(timer);
   if (outcome === "timeout") {
-    logger.warn("shutdown grace period elapsed with requests still in flight");
+    o.logger.warn("shutdown grace period elapsed with requests still in flight");
   }
-  await database.close();
-  logger.info("sutra-engine stopped");
+  for (const s of [...o.stoppers].reverse()) await s();
+  await o.database.close();
+  o.logger.info("sutra-engine stopped");
 }

@@ -100,3 +100,99 @@ export const DATASOURCE_SCHEMA = defineKey({
   description: "Schema for the engine's tables on a PostgreSQL server (created if missing).",
   validate: (v) => /^[a-z_][a-z0-9_]*$/.test(v) ? undefined : "must be a lower-case SQL identifier",
 });
+
+/** Execution lanes per replica. */
+export const ENGINE_SHARDS = defineKey({
+  key: "sutra.engine.shards",
+  type: "integer",
+  default: 1,
+  min: 1,
+  max: 256,
+  description:
+    "Execution lanes in this replica; work is routed to a lane by a stable hash of the instance id.",
+});
+
+/** Queued items per lane before new work is refused. */
+export const SHARD_QUEUE_CAPACITY = defineKey({
+  key: "sutra.engine.shard-queue-capacity",
+  type: "integer",
+  default: 1024,
+  min: 1,
+  max: 1_000_000,
+  description:
+    "Messages a lane may queue; beyond it intake answers SUTRA.RUNTIME.LANE.FULL (HTTP 429).",
+});
+
+/** Delivery attempts before an outbox row is poisoned (unset: retry forever). */
+export const OUTBOX_MAX_ATTEMPTS = defineKey({
+  key: "sutra.outbox.retry.max-attempts",
+  type: "integer",
+  min: 1,
+  max: 1_000_000,
+  description:
+    "Attempts before an outbox delivery is poisoned with SUTRA.OUTBOUND.DELIVERY_ATTEMPTS_EXHAUSTED; unset retries forever.",
+});
+
+/** How often the outbox worker polls when idle. */
+export const OUTBOX_POLL_INTERVAL = defineKey({
+  key: "sutra.outbox.poll-interval",
+  type: "duration",
+  default: 1_000,
+  min: 10,
+  max: 3_600_000,
+  description: "How often the outbox worker looks for due deliveries when idle.",
+});
+
+/** How long terminal instances are kept. */
+export const INSTANCE_RETENTION = defineKey({
+  key: "sutra.instance.retention",
+  type: "duration",
+  default: 7 * 24 * 3_600_000,
+  min: 0,
+  max: 10 * 365 * 24 * 3_600_000,
+  description:
+    "How long COMPLETED and TERMINATED instances (and their history) are kept before the purge; FAILED ones are kept until resolved.",
+});
+
+/** Age after which a held claim counts as stuck and is released. */
+export const CLAIM_STUCK_AFTER = defineKey({
+  key: "sutra.engine.claim-timeout",
+  type: "duration",
+  default: 300_000,
+  min: 1_000,
+  max: 86_400_000,
+  description:
+    "A claim older than this is presumed abandoned by a dead replica and released by the sweep.",
+});
+
+/** How often the redrive, stuck-claim and retention sweeps run. */
+export const ENGINE_SWEEP_INTERVAL = defineKey({
+  key: "sutra.engine.sweep-interval",
+  type: "duration",
+  default: 10_000,
+  min: 100,
+  max: 3_600_000,
+  description:
+    "How often each replica runs the inbox redrive, the stuck-claim sweep and the retention purge.",
+});
+
+/** Age at which a pending on-persist capture is presumed orphaned and run again. */
+export const INBOX_REDRIVE_AFTER = defineKey({
+  key: "sutra.inbox.redrive-after",
+  type: "duration",
+  default: 30_000,
+  min: 100,
+  max: 86_400_000,
+  description:
+    "An acknowledged on-persist message still pending after this long is run again by any replica.",
+});
+
+/** How long an outbox claim protects a row being sent. */
+export const OUTBOX_CLAIM_TIMEOUT = defineKey({
+  key: "sutra.outbox.claim-timeout",
+  type: "duration",
+  default: 60_000,
+  min: 100,
+  max: 3_600_000,
+  description: "A delivery claimed longer ago than this (its replica died mid-send) is sent again.",
+});

@@ -1,0 +1,395 @@
+/**
+ * `sutra deploy` and `sutra undeploy`: the API path onto a running engine.
+ * `deploy ARCHIVE` uploads a sealed archive to `POST /admin/deployments`
+ * and reports the engine's answer (with `--async`, it then polls
+ * `GET /sutra/deployments/{id}` until the deployment settles). `deploy
+ * --watch DIR` re-checks, re-seals and re-deploys the package directory on
+ * every change until interrupted; a package with a finding is reported and
+ * not deployed. `undeploy SLOT_OR_ID` drains a deployment.
+ *
+ * @module
+ */
+import { type Diagnostic, diagnostic, formatDiagnostic } from "../engine/core/diagnostic.ts";
+import {
+  ARCHIVE_EXTENSION,
+  readArchiveFile,
+  readPackageDir,
+  sealPackage,
+  type TransportCatalog,
+} from "../engine/package/mod.ts";
+import { type CliIo, type Command, DiagnosticError, UsageError } from "./command.ts";
+import { type CommandArgs, parseCommandArgs, stringFlag } from "./describe.ts";
+import { formatFlag, reported, underDir } from "./lint.ts";
+
+/** Variable holding the admin API key unless `--api-key-env` names another. */
+export const DEFAULT_API_KEY_ENV = "SUTRA_ADMIN_API_KEY";
+
+const DEPLOY_USAGE = `Usage: sutra deploy ARCHIVE --engine-url URL [--api] [--async] [options]
+       sutra deploy --watch DIR --engine-url URL [options]
+
+Uploads a sealed .sutra archive to a running engine (POST /admin/deployments).
+The call is synchronous: it returns once the deployment is Active, or prints
+the engine's SUTRA.DEPLOY.* refusal and exits 1. Deploying identical bytes
+again is a no-op; a new revision of the same slot replaces the active one and
+the previous revision drains; re-deploying a draining revision rolls back.
+
+With --watch, DIR is a package directory: it is checked and sealed (the
+same checks 'sutra package' runs) and deployed now and again after every
+change, until Ctrl-C. A change with a finding is reported and not deployed.
+
+Options:
+  --engine-url URL      base URL of the engine (required)
+  --api                 use the API path (the only path this build has)
+  --async               submit, then poll GET /sutra/deployments/{id} until
+                        the deployment settles
+  --api-key-env NAME    environment variable holding the admin API key
+                        (default ${DEFAULT_API_KEY_ENV})
+  --api-key-header H    header carrying the key (default x-api-key)
+  --format text|json    report format (default text)`;
+
+const UNDEPLOY_USAGE = `Usage: sutra undeploy SLOT_OR_ID|ARCHIVE --engine-url URL [options]
+
+Drains a deployment (DELETE /admin/deployments/{slotOrId}): by slot
+(tenant--module--version) the slot's active revision, or any active or
+draining revision by deploymentId, or the revision a sealed ${ARCHIVE_EXTENSION}
+archive file holds. A draining deployment takes no new work
+and retires once no live or failed instance and no pending delivery is
+left on it.
+
+Options:
+  --engine-url URL      base URL of the engine (required)
+  --api                 use the API path (the only path this build has)
+  --api-key-env NAME    environment variable holding the admin API key
+                        (default ${DEFAULT_API_KEY_ENV})
+  --api-key-header H    header carrying the key (default x-api-key)
+  --format text|json    report format (default text)`;
+
+const COMMON_FLAGS = {
+  "engine-url": { type: "string" },
+  api: { type: "boolean" },
+  "api-key-env": { type: "string" },
+  "api-key-header": { type: "string" },
+  format: { type: "string" },
+} as const;
+
+/** Options for {@link deployCommand}. */
+export interface DeployCommandOptions {
+  /** Transports a channel may ride, for the checks `--watch` runs before deploying. */
+  readonly transports: TransportCatalog;
+  /** Ends `--watch` (default: SIGINT). */
+  readonly stop?: AbortSignal;
+  /** Delay between status polls of `--async`, in milliseconds (default 500). */
+  readonly pollMillis?: number;
+  /** Quiet time after a change before `--watch` re-deploys, in milliseconds (default 200). */
+  readonly settleMillis?: number;
+}
+
+interface Connection {
+  readonly base: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** What the engine answered. */
+interface Answer {
+  readonly status: number;
+  readonly body: Record<string, unknown>;
+}
+
+/** Builds the `deploy` command. */
+export function deployCommand(options: DeployCommandOptions): Command {
+  return {
+    name: "deploy",
+    summary: "Deploy a sealed archive (or watch a package directory) onto a running engine",
+    usage: DEPLOY_USAGE,
+    async run(args: readonly string[], io: CliIo): Promise<number> {
+      const parsed = parseCommandArgs(args, {
+        ...COMMON_FLAGS,
+        async: { type: "boolean" },
+        watch: { type: "string" },
+      });
+      const format = formatFlag(stringFlag(parsed, "format"));
+      const connection = connect(parsed, io);
+      const watch = stringFlag(parsed, "watch");
+      if (watch !== undefined) {
+        if (parsed.positionals.length > 0) {
+          throw new UsageError("--watch takes the package directory; give no ARCHIVE");
+        }
+        return await watchAndDeploy(watch.replace(/\/+$/, "") || "/", connection, io, options);
+      }
+      if (parsed.positionals.length !== 1) {
+        throw new UsageError(
+          parsed.positionals.length === 0 ? "an archive is required" : "give exactly one archive",
+        );
+      }
+      const path = parsed.positionals[0];
+      const bytes = await readBytes(path);
+      const asyncMode = parsed.flags.async === true;
+      let answer = await upload(connection, bytes, asyncMode);
+      if (answer.status === 202) {
+        io.stderr(`deploy: ${answer.body.deploymentId} accepted; waiting for activation\n`);
+        answer = await pollUntilSettled(connection, String(answer.body.deploymentId), options);
+      }
+      return report(
+        answer,
+        format,
+        io,
+        (b) =>
+          b.phase === "Failed"
+            ? undefined
+            : `${
+              b.unchanged === true ? "unchanged" : "deployed"
+            } ${b.slot} as ${b.deploymentId}: ${b.phase}`,
+      );
+    },
+  };
+}
+
+/** The `undeploy` command. */
+export const undeployCommand: Command = {
+  name: "undeploy",
+  summary: "Drain a deployment on a running engine, by slot or deploymentId",
+  usage: UNDEPLOY_USAGE,
+  async run(args: readonly string[], io: CliIo): Promise<number> {
+    const parsed = parseCommandArgs(args, COMMON_FLAGS);
+    const format = formatFlag(stringFlag(parsed, "format"));
+    if (parsed.positionals.length !== 1) {
+      throw new UsageError(
+        parsed.positionals.length === 0
+          ? "a slot or deploymentId is required"
+          : "give exactly one slot or deploymentId",
+      );
+    }
+    const connection = connect(parsed, io);
+    const target = await deploymentOf(parsed.positionals[0]);
+    const answer = await call(
+      connection,
+      `/admin/deployments/${encodeURIComponent(target)}`,
+      { method: "DELETE" },
+    );
+    return report(answer, format, io, (b) => `${b.slot} (${b.deploymentId}): ${b.phase}`);
+  },
+};
+
+/** A slot or id as given, or the deploymentId of a named archive file. */
+async function deploymentOf(argument: string): Promise<string> {
+  if (!argument.endsWith(ARCHIVE_EXTENSION)) return argument;
+  const read = await readArchiveFile(argument);
+  if (!read.archive) throw new DiagnosticError(read.diagnostics);
+  return read.archive.deploymentId;
+}
+
+function connect(parsed: CommandArgs, io: CliIo): Connection {
+  const url = stringFlag(parsed, "engine-url");
+  if (url === undefined) throw new UsageError("--engine-url is required");
+  let base: URL;
+  try {
+    base = new URL(url);
+  } catch {
+    throw new UsageError(`--engine-url must be a URL, not '${url}'`);
+  }
+  if (base.protocol !== "http:" && base.protocol !== "https:") {
+    throw new UsageError(`--engine-url must be http or https, not '${base.protocol}'`);
+  }
+  const keyEnv = stringFlag(parsed, "api-key-env") ?? DEFAULT_API_KEY_ENV;
+  const key = io.env(keyEnv);
+  const header = stringFlag(parsed, "api-key-header") ?? "x-api-key";
+  return {
+    base: base.href.replace(/\/+$/, ""),
+    headers: key ? { [header]: key } : {},
+  };
+}
+
+async function readBytes(path: string): Promise<Uint8Array> {
+  try {
+    return await Deno.readFile(path);
+  } catch (error) {
+    throw new DiagnosticError(diagnostic(
+      "SUTRA.CLI.FILE_UNREADABLE",
+      `cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`,
+      { source: { uri: path } },
+    ));
+  }
+}
+
+function upload(connection: Connection, bytes: Uint8Array, asyncMode: boolean): Promise<Answer> {
+  return call(connection, `/admin/deployments${asyncMode ? "?async=true" : ""}`, {
+    method: "POST",
+    headers: { "content-type": "application/octet-stream" },
+    body: new Uint8Array(bytes),
+  });
+}
+
+async function call(connection: Connection, path: string, init: RequestInit): Promise<Answer> {
+  let response: Response;
+  try {
+    response = await fetch(`${connection.base}${path}`, {
+      ...init,
+      headers: { ...connection.headers, ...(init.headers as Record<string, string>) },
+    });
+  } catch (error) {
+    throw new DiagnosticError(diagnostic(
+      "SUTRA.CLI.ENGINE_UNREACHABLE",
+      `cannot reach the engine at ${connection.base}: ${
+        error instanceof Error ? error.message : String(error)
+      }`,
+      { attributes: { engineUrl: connection.base } },
+    ));
+  }
+  const text = await response.text();
+  try {
+    return { status: response.status, body: JSON.parse(text) };
+  } catch {
+    throw new DiagnosticError(diagnostic(
+      "SUTRA.CLI.ENGINE_RESPONSE_INVALID",
+      `the engine answered ${response.status} with a body that is not JSON`,
+      { attributes: { status: response.status } },
+    ));
+  }
+}
+
+async function pollUntilSettled(
+  connection: Connection,
+  deploymentId: string,
+  options: DeployCommandOptions,
+): Promise<Answer> {
+  const delay = options.pollMillis ?? 500;
+  for (;;) {
+    const answer = await call(connection, `/sutra/deployments/${deploymentId}`, {});
+    if (answer.status !== 200 || answer.body.phase !== "Pending") return answer;
+    await new Promise((resolve) => setTimeout(resolve, delay));
+  }
+}
+
+/**
+ * Prints an answer: the success line (or the JSON body) on stdout, or the
+ * engine's diagnostics on stderr. A settled `Failed` status is a failure.
+ */
+function report(
+  answer: Answer,
+  format: "text" | "json",
+  io: CliIo,
+  line: (body: Record<string, unknown>) => string | undefined,
+): number {
+  const failed = answer.status >= 300 || answer.body.phase === "Failed";
+  if (format === "json") {
+    io.stdout(JSON.stringify(answer.body, null, 2) + "\n");
+    return failed ? 1 : 0;
+  }
+  if (!failed) {
+    io.stdout(line(answer.body) + "\n");
+    return 0;
+  }
+  const failure = answer.body.failure as { code: string; detail: string } | undefined;
+  const diagnostics = (answer.body.diagnostics as Diagnostic[] | undefined) ??
+    (failure ? [diagnostic(failure.code, failure.detail)] : []);
+  io.stderr(`the engine refused (${answer.status}):\n`);
+  for (const d of diagnostics) io.stderr(formatDiagnostic(d) + "\n");
+  return 1;
+}
+
+async function watchAndDeploy(
+  dir: string,
+  connection: Connection,
+  io: CliIo,
+  options: DeployCommandOptions,
+): Promise<number> {
+  const stop = options.stop ?? sigint();
+  let watcher: Deno.FsWatcher;
+  try {
+    watcher = Deno.watchFs(dir, { recursive: true });
+  } catch (error) {
+    throw new DiagnosticError(diagnostic(
+      "SUTRA.CLI.FILE_UNREADABLE",
+      `cannot watch ${dir}: ${error instanceof Error ? error.message : String(error)}`,
+      { source: { uri: dir } },
+    ));
+  }
+  let dirty = false;
+  let lastChange = 0;
+  let wake: (() => void) | undefined;
+  const onStop = () => {
+    watcher.close();
+    wake?.();
+  };
+  stop.addEventListener("abort", onStop, { once: true });
+  // Events are drained continuously so a change made during a deploy is not lost.
+  const pump = (async () => {
+    for await (const _event of watcher) {
+      dirty = true;
+      lastChange = Date.now();
+      wake?.();
+    }
+  })();
+  io.stderr(`deploy: watching ${dir}; Ctrl-C stops\n`);
+  try {
+    if (!stop.aborted) await deployOnce(dir, connection, io, options);
+    const quiet = options.settleMillis ?? 200;
+    while (!stop.aborted) {
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        if (dirty || stop.aborted) resolve();
+      });
+      // An editor save is often several events: wait until they stop.
+      for (let wait = quiet; !stop.aborted && wait > 0; wait = lastChange + quiet - Date.now()) {
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+      if (stop.aborted) break;
+      dirty = false;
+      await deployOnce(dir, connection, io, options);
+    }
+  } finally {
+    stop.removeEventListener("abort", onStop);
+    if (!stop.aborted) watcher.close();
+    await pump;
+  }
+  io.stderr("deploy: stopped watching\n");
+  return 0;
+}
+
+/** One watch cycle: check, seal, deploy; a finding or a refusal is reported and the watch goes on. */
+async function deployOnce(
+  dir: string,
+  connection: Connection,
+  io: CliIo,
+  options: DeployCommandOptions,
+): Promise<void> {
+  const read = await readPackageDir(dir);
+  if (!read.files) {
+    for (const d of read.diagnostics) io.stderr(formatDiagnostic(underDir(d, dir)) + "\n");
+    io.stderr("deploy: not deployed (package unreadable)\n");
+    return;
+  }
+  const sealed = await sealPackage(read.files, { transports: options.transports });
+  for (const d of reported(sealed.diagnostics)) {
+    io.stderr(formatDiagnostic(underDir(d, dir)) + "\n");
+  }
+  if (!sealed.archive) {
+    io.stderr("deploy: not deployed (fix the findings above)\n");
+    return;
+  }
+  try {
+    const answer = await upload(connection, sealed.archive.bytes, false);
+    report(
+      answer,
+      "text",
+      io,
+      (b) =>
+        `${
+          b.unchanged === true ? "unchanged" : "deployed"
+        } ${b.slot} as ${b.deploymentId}: ${b.phase}`,
+    );
+  } catch (error) {
+    if (!(error instanceof DiagnosticError)) throw error;
+    for (const d of error.diagnostics) io.stderr(formatDiagnostic(d) + "\n");
+  }
+}
+
+function sigint(): AbortSignal {
+  const controller = new AbortController();
+  const onSignal = () => {
+    Deno.removeSignalListener("SIGINT", onSignal);
+    controller.abort();
+  };
+  Deno.addSignalListener("SIGINT", onSignal);
+  return controller.signal;
+}

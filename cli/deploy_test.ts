@@ -1,0 +1,166 @@
+import assert from "node:assert/strict";
+import { cp } from "node:fs/promises";
+import { DiagnosticError } from "../engine/core/diagnostic.ts";
+import { transportCatalog } from "../engine/package/mod.ts";
+import { captureIo } from "../tests/support/cli_io.ts";
+import {
+  ADMIN_KEY,
+  FIXTURE_DIR,
+  sealRevision,
+  SLOT,
+  startTestEngine,
+  type TestEngine,
+} from "../tests/deployments/_support.ts";
+import { UsageError } from "./command.ts";
+import { DEFAULT_API_KEY_ENV, deployCommand, undeployCommand } from "./deploy.ts";
+
+const command = deployCommand({
+  transports: transportCatalog(["http"]),
+  pollMillis: 10,
+  settleMillis: 50,
+});
+const keyed = { [DEFAULT_API_KEY_ENV]: ADMIN_KEY };
+
+async function withEngine(fn: (engine: TestEngine, archive: string) => Promise<void>) {
+  const engine = await startTestEngine();
+  const dir = await Deno.makeTempDir({ prefix: "sutra-deploy-" });
+  try {
+    const archive = `${dir}/${SLOT}.sutra`;
+    await Deno.writeFile(archive, (await sealRevision()).bytes);
+    await fn(engine, archive);
+  } finally {
+    await engine.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("sutra deploy uploads an archive and reports Active, then unchanged", () =>
+  withEngine(async (engine, archive) => {
+    const id = (await sealRevision()).deploymentId;
+    const first = captureIo({ env: keyed });
+    assert.equal(await command.run([archive, "--api", "--engine-url", engine.url], first.io), 0);
+    assert.equal(first.out(), `deployed ${SLOT} as ${id}: Active\n`);
+    const again = captureIo({ env: keyed });
+    assert.equal(await command.run([archive, "--engine-url", engine.url], again.io), 0);
+    assert.equal(again.out(), `unchanged ${SLOT} as ${id}: Active\n`);
+  }));
+
+Deno.test("sutra deploy --async polls until the deployment settles", () =>
+  withEngine(async (engine, archive) => {
+    const run = captureIo({ env: { MY_KEY: ADMIN_KEY } });
+    const code = await command.run(
+      [
+        archive,
+        "--async",
+        "--engine-url",
+        engine.url,
+        "--api-key-env",
+        "MY_KEY",
+        "--format",
+        "json",
+      ],
+      run.io,
+    );
+    assert.equal(code, 0);
+    const body = JSON.parse(run.out());
+    assert.equal(body.phase, "Active");
+    assert.equal(body.slot, SLOT);
+    assert.match(run.err(), /accepted; waiting for activation/);
+  }));
+
+Deno.test("a refusal prints the engine's diagnostics and exits 1", () =>
+  withEngine(async (engine, archive) => {
+    const run = captureIo();
+    assert.equal(await command.run([archive, "--engine-url", engine.url], run.io), 1);
+    assert.match(run.err(), /SUTRA\.ADMIN\.AUTH\.MISSING/);
+    assert.equal(run.out(), "");
+  }));
+
+Deno.test("sutra undeploy drains by slot or archive file and refuses an unknown one", () =>
+  withEngine(async (engine, archive) => {
+    await command.run([archive, "--engine-url", engine.url], captureIo({ env: keyed }).io);
+    const id = (await sealRevision()).deploymentId;
+    const run = captureIo({ env: keyed });
+    assert.equal(await undeployCommand.run([SLOT, "--api", "--engine-url", engine.url], run.io), 0);
+    assert.equal(run.out(), `${SLOT} (${id}): Draining\n`);
+    const byFile = captureIo({ env: keyed });
+    assert.equal(await undeployCommand.run([archive, "--engine-url", engine.url], byFile.io), 0);
+    assert.equal(byFile.out(), `${SLOT} (${id}): Draining\n`);
+    const unknown = captureIo({ env: keyed });
+    assert.equal(await undeployCommand.run(["nope", "--engine-url", engine.url], unknown.io), 1);
+    assert.match(unknown.err(), /SUTRA\.DEPLOY\.UNKNOWN/);
+  }));
+
+Deno.test("deploy reports an unreachable engine and bad arguments", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sutra-deploy-" });
+  try {
+    const archive = `${dir}/a.sutra`;
+    await Deno.writeFile(archive, (await sealRevision()).bytes);
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = (listener.addr as Deno.NetAddr).port;
+    listener.close();
+    await assert.rejects(
+      () => command.run([archive, "--engine-url", `http://127.0.0.1:${port}`], captureIo().io),
+      (e: unknown) =>
+        e instanceof DiagnosticError && e.diagnostics[0].code === "SUTRA.CLI.ENGINE_UNREACHABLE",
+    );
+    await assert.rejects(() => command.run([archive], captureIo().io), UsageError);
+    await assert.rejects(
+      () => command.run([archive, "--engine-url", "ftp://x"], captureIo().io),
+      UsageError,
+    );
+    await assert.rejects(
+      () => undeployCommand.run(["--engine-url", "http://x"], captureIo().io),
+      UsageError,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+async function until(what: string, check: () => boolean): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    if (check()) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+Deno.test("sutra deploy --watch deploys on start and on each clean change, skipping broken ones", () =>
+  withEngine(async (engine) => {
+    const dir = await Deno.makeTempDir({ prefix: "sutra-watch-" });
+    const stop = new AbortController();
+    const watching = deployCommand({
+      transports: transportCatalog(["http"]),
+      stop: stop.signal,
+      settleMillis: 50,
+    });
+    try {
+      await cp(FIXTURE_DIR, dir, { recursive: true });
+      const run = captureIo({ env: keyed });
+      const done = watching.run(["--watch", dir, "--engine-url", engine.url], run.io);
+      const active = () => engine.service.registry.list().filter((d) => d.status === "active");
+      await until("the first deploy", () => active().length === 1);
+      const first = active()[0].deploymentId;
+
+      const bpmn = `${dir}/bpmn/hello.bpmn`;
+      const text = await Deno.readTextFile(bpmn);
+      await Deno.writeTextFile(bpmn, text.replace('name="Hello"', 'name="Hello, edited"'));
+      await until("the edit to deploy", () => active()[0]?.deploymentId !== first);
+      const second = active()[0].deploymentId;
+
+      const channels = `${dir}/channels.yaml`;
+      const yaml = await Deno.readTextFile(channels);
+      await Deno.writeTextFile(channels, yaml.replace("transport: http", "transport: smoke"));
+      await until("the broken edit to be reported", () => run.err().includes("not deployed"));
+      assert.equal(active()[0].deploymentId, second);
+
+      stop.abort();
+      assert.equal(await done, 0);
+      assert.match(run.out(), /deployed acme--hello--1\.0\.0 as [0-9a-f]{64}: Active/);
+      assert.match(run.err(), /stopped watching/);
+    } finally {
+      stop.abort();
+      await Deno.remove(dir, { recursive: true });
+    }
+  }));

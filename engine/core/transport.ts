@@ -1,0 +1,192 @@
+/**
+ * The transport SPI. A transport module registers one {@link TransportFactory}
+ * when it is imported; the engine spawns every registered factory with the
+ * same {@link TransportContext} and never names a transport itself. Inbound
+ * traffic enters through {@link TransportContext.deliver}; outbound traffic
+ * leaves through the {@link Sink}s a factory registers for destination
+ * schemes, which the outbox worker looks up by the destination's scheme.
+ *
+ * @module
+ */
+import type { Diagnostic } from "./diagnostic.ts";
+import type { Logger } from "./log.ts";
+import { type Named, Registry } from "./registry.ts";
+
+/** When an inbound message is acknowledged. */
+export type AckMode = "on-persist" | "on-complete";
+
+/** How a channel authenticates inbound callers (secrets are references). */
+export type ChannelAuthSpec =
+  | { readonly scheme: "none" }
+  | {
+    readonly scheme: "apikey";
+    readonly apikey: { readonly value: string; readonly header: string };
+  }
+  | {
+    readonly scheme: "basic";
+    readonly basic: { readonly username: string; readonly password: string };
+  }
+  | { readonly scheme: "bearer"; readonly bearer: { readonly token: string } };
+
+/** The part of a `channels.yaml` declaration a transport reads. */
+export interface ChannelDeclaration {
+  readonly name: string;
+  readonly transport: string;
+  readonly bind?: string;
+  readonly ackMode?: AckMode;
+  readonly cloudeventsMode?: "none" | "binary" | "structured";
+  readonly maxConcurrentInstances?: number;
+  readonly auth?: ChannelAuthSpec;
+  readonly options?: Readonly<Record<string, unknown>>;
+}
+
+/** A channel of an active deployment, bound to the transport that serves it. */
+export interface BoundChannel {
+  readonly tenant: string;
+  readonly deploymentId: string;
+  readonly declaration: ChannelDeclaration;
+  /** The effective mode after the transport's capability was taken into account. */
+  readonly ackMode: AckMode;
+}
+
+/** A message as a transport hands it to the engine. */
+export interface InboundDelivery {
+  readonly channel: string;
+  readonly body: Uint8Array;
+  readonly contentType?: string;
+  /** Transport headers by lower-case name. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** The answer a synchronous caller gets (`q:reply`). */
+export interface DeliveryReply {
+  readonly body: Uint8Array;
+  readonly contentType?: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** Why a delivery was refused; each transport maps the class to its own signal. */
+export type RefusalClass =
+  /** The bytes cannot be read (bad JSON, wrong media type). */
+  | "malformed"
+  /** Larger than the effective payload cap. */
+  | "too-large"
+  /** No such channel, route or correlated instance. */
+  | "not-found"
+  /** Conflicts with durable state (a live unique alias). */
+  | "conflict"
+  /** Lost a race (a held claim): retry-safe. */
+  | "retry"
+  /** Decoded but refused by validation. */
+  | "rejected"
+  /** An admission cap is full. */
+  | "overloaded"
+  /** The engine failed; nothing was acknowledged. */
+  | "failed";
+
+/** What became of a delivery. */
+export type DeliveryOutcome =
+  | {
+    /** on-persist: durably captured, processing continues asynchronously. */
+    readonly kind: "captured";
+    readonly receiptId: string;
+  }
+  | {
+    /** on-complete: the step committed; the instances are parked or finished. */
+    readonly kind: "settled";
+    readonly instances: readonly { readonly instanceId: string; readonly status: string }[];
+    readonly reply?: DeliveryReply;
+  }
+  | {
+    readonly kind: "refused";
+    readonly refusal: RefusalClass;
+    readonly diagnostics: readonly Diagnostic[];
+  };
+
+/** The engine's single HTTP listener, for transports that serve HTTP routes. */
+export interface HttpMount {
+  add(
+    method: string,
+    pattern: string,
+    handler: (
+      request: Request,
+      params: Readonly<Record<string, string>>,
+    ) => Response | Promise<Response>,
+  ): unknown;
+}
+
+/** What a spawned transport may use. */
+export interface TransportContext {
+  /** Channels this transport serves right now (follows deploys). */
+  channels(): readonly BoundChannel[];
+  /** Runs the intake pipeline for one message. Never rejects. */
+  deliver(delivery: InboundDelivery): Promise<DeliveryOutcome>;
+  readonly http: HttpMount;
+  readonly logger: Logger;
+  /** Resolves a secret reference (`env:`, `secret:`, `${…}`). */
+  resolveSecret(reference: string): Promise<string>;
+}
+
+/** A running transport. */
+export interface TransportInstance {
+  /** Stops consuming; in-flight deliveries finish first. */
+  stop(): Promise<void>;
+}
+
+/** One outbound message handed to a sink. */
+export interface OutboundMessage {
+  /** The destination, e.g. `http://host/path` or `POST https://host/hook`. */
+  readonly destination: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Uint8Array;
+  readonly contentType?: string;
+  /** The same on every attempt, so a receiver can drop redeliveries. */
+  readonly idempotencyKey: string;
+  /** 1 for the first attempt. */
+  readonly attempt: number;
+}
+
+/** What a sink made of one attempt. */
+export type SinkResult =
+  | { readonly outcome: "delivered" }
+  /** Try again later. */
+  | { readonly outcome: "retry"; readonly error: string }
+  /** Can never succeed: stop trying. */
+  | { readonly outcome: "poison"; readonly error: string };
+
+/** Delivers outbox rows whose destination has this scheme. */
+export interface Sink extends Named {
+  /** The destination scheme (`http`, `https`, `local`, …). */
+  readonly name: string;
+  send(message: OutboundMessage): Promise<SinkResult>;
+}
+
+/** A transport implementation. */
+export interface TransportFactory extends Named {
+  /** The name channels use in `transport:`. */
+  readonly name: string;
+  /** True when the transport can hold an acknowledgement until the step commits. */
+  readonly handlesOnComplete: boolean;
+  /** The mode a channel gets when it declares none. */
+  readonly defaultAckMode: AckMode;
+  spawn(context: TransportContext): TransportInstance | Promise<TransportInstance>;
+  /** Adds this transport's outbound sinks. */
+  registerSinks(sinks: Registry<Sink>): void;
+}
+
+/** Every transport linked into this build (satisfies the package checks' transport catalogue). */
+export const transports: Registry<TransportFactory> = new Registry("transport");
+
+/** A fresh sink table holding every registered transport's sinks. */
+export function collectSinks(factories: Registry<TransportFactory> = transports): Registry<Sink> {
+  const sinks = new Registry<Sink>("sink");
+  for (const factory of factories.list()) factory.registerSinks(sinks);
+  return sinks;
+}
+
+/** The destination's scheme (`POST https://h/p` → `https`), or undefined. */
+export function destinationScheme(destination: string): string | undefined {
+  const target = destination.replace(/^[A-Z]+\s+/, "");
+  const match = /^([a-z][a-z0-9+.-]*):/.exec(target);
+  return match?.[1];
+}

@@ -1,0 +1,130 @@
+/**
+ * The deployment HTTP surface: `POST /admin/deployments` (archive bytes in
+ * the body, `?async=true` for 202-and-poll), `DELETE
+ * /admin/deployments/{slotOrId}` behind the admin gate, and the operate
+ * route `GET /sutra/deployments/{id}`.
+ *
+ * @module
+ */
+import { diagnostic } from "../../core/mod.ts";
+import type { AdminGate } from "../admin_auth.ts";
+import {
+  diagnosticResponse,
+  jsonResponse,
+  type RouteHandler,
+  type Router,
+} from "../http_router.ts";
+import type { DeploymentService } from "./service.ts";
+import { DeploymentError } from "./service.ts";
+
+/** What {@link addDeploymentRoutes} needs. */
+export interface DeploymentRoutesOptions {
+  readonly service: Pick<DeploymentService, "deploy" | "undeploy" | "status">;
+  readonly admin: AdminGate;
+  /** Bodies larger than this are refused with 413 before being read whole. */
+  readonly maxArchiveBytes: number;
+}
+
+/** Mounts the deployment routes on the engine's router. */
+export function addDeploymentRoutes(router: Router, options: DeploymentRoutesOptions): void {
+  const { service, admin } = options;
+  router.add(
+    "POST",
+    "/admin/deployments",
+    admin.requireAdmin(
+      refusals(async (request) => {
+        const asyncMode = new URL(request.url).searchParams.get("async") === "true";
+        const bytes = await readCapped(request, options.maxArchiveBytes);
+        if (bytes instanceof Response) return bytes;
+        const result = await service.deploy(bytes, { async: asyncMode });
+        if (result.phase === "Pending") {
+          return jsonResponse(202, {
+            deploymentId: result.deploymentId,
+            phase: "Pending",
+            slot: result.slot,
+            poll: `/sutra/deployments/${result.deploymentId}`,
+          }, { location: `/sutra/deployments/${result.deploymentId}` });
+        }
+        return jsonResponse(200, {
+          deploymentId: result.deploymentId,
+          phase: "Active",
+          slot: result.slot,
+          labels: result.labels,
+          unchanged: result.unchanged,
+          drained: result.drained,
+          ...(result.diagnostics.length > 0 ? { diagnostics: result.diagnostics } : {}),
+        });
+      }),
+      "deploy",
+    ),
+  );
+  router.add(
+    "DELETE",
+    "/admin/deployments/{slotOrId}",
+    admin.requireAdmin(
+      refusals(async (_request, params) =>
+        jsonResponse(200, await service.undeploy(params.slotOrId))
+      ),
+      "deploy",
+    ),
+  );
+  router.add("GET", "/sutra/deployments/{id}", async (_request, params) => {
+    const status = await service.status(params.id);
+    if (status) return jsonResponse(200, status);
+    return diagnosticResponse(404, [diagnostic(
+      "SUTRA.DEPLOY.UNKNOWN",
+      `no deployment has id '${params.id}'`,
+      { attributes: { deployment: params.id } },
+    )]);
+  });
+}
+
+/** Answers a refusal with its own status instead of the router's generic 400. */
+function refusals(handler: RouteHandler): RouteHandler {
+  return async (request, params) => {
+    try {
+      return await handler(request, params);
+    } catch (error) {
+      if (error instanceof DeploymentError) {
+        return diagnosticResponse(error.status, error.diagnostics);
+      }
+      throw error;
+    }
+  };
+}
+
+/** Reads the body, stopping as soon as it passes the cap. */
+async function readCapped(request: Request, cap: number): Promise<Uint8Array | Response> {
+  const tooLarge = () =>
+    diagnosticResponse(413, [diagnostic(
+      "SUTRA.DEPLOY.ARCHIVE_TOO_LARGE",
+      `the archive exceeds ${cap} bytes (sutra.deployments.max-archive-bytes)`,
+      { attributes: { limit: cap } },
+    )]);
+  const declared = Number(request.headers.get("content-length") ?? "NaN");
+  if (declared > cap) {
+    await request.body?.cancel();
+    return tooLarge();
+  }
+  if (!request.body) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = request.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.length;
+    if (total > cap) {
+      await reader.cancel();
+      return tooLarge();
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    bytes.set(c, at);
+    at += c.length;
+  }
+  return bytes;
+}

@@ -1,0 +1,79 @@
+/**
+ * `dedupKey` on a `q:source`: a redelivered message (same tenant, channel
+ * and key) is recognised and answered with the instance the first delivery
+ * started or resumed, instead of running again. The key is recorded in the
+ * inbox in the same transaction as the step it led to.
+ *
+ * @module
+ */
+import { formatFeel } from "../../../lang/feel/mod.ts";
+import type { InboundMessage } from "../../executor/mod.ts";
+import { type Queryable, SqlError, type Transaction } from "../../persistence/mod.ts";
+import type { Route } from "./channels.ts";
+
+/** A delivery's dedup identity. */
+export interface DedupKey {
+  readonly tenant: string;
+  readonly channel: string;
+  /** `<process>:<key value>`, so a broadcast's subscribers deduplicate separately. */
+  readonly eventId: string;
+}
+
+/** Thrown in a commit when a concurrent twin recorded the same key first. */
+export class DuplicateDeliveryError extends Error {
+  constructor(readonly key: DedupKey) {
+    super(`message ${key.eventId} on channel ${key.channel} was already processed`);
+    this.name = "DuplicateDeliveryError";
+  }
+}
+
+/** The route's dedup key for a message; undefined without a `dedupKey` or when it evaluates to null. */
+export function dedupKeyOf(
+  route: Route,
+  message: InboundMessage,
+  scope: { tenant: string; channel: string },
+): DedupKey | undefined {
+  const expression = route.subscription.dedupKey;
+  if (!expression) return undefined;
+  const r = expression.compiled.evaluate({
+    [route.subscription.variable]: message.payload,
+    header: message.headers ?? {},
+  });
+  if (r.diagnostics !== undefined || r.value === null) return undefined;
+  const value = typeof r.value === "string" ? r.value : formatFeel(r.value);
+  return { ...scope, eventId: `${route.subscription.process}:${value}` };
+}
+
+/** The instance an earlier delivery with this key led to, if any. */
+export async function earlierDelivery(
+  db: Queryable,
+  key: DedupKey,
+): Promise<{ instanceId: string; status: string } | undefined> {
+  const { rows } = await db.query<{ instance_id: string; status: string | null }>(
+    `select b.instance_id, i.status from inbox b
+       left join instances i on i.tenant = b.tenant and i.instance_id = b.instance_id
+      where b.tenant = $1 and b.channel = $2 and b.event_id = $3 and b.instance_id is not null`,
+    [key.tenant, key.channel, key.eventId],
+  );
+  const row = rows[0];
+  return row && { instanceId: row.instance_id, status: row.status ?? "PURGED" };
+}
+
+/** Records the key with the step; throws {@link DuplicateDeliveryError} when a twin won. */
+export async function recordDelivery(
+  tx: Transaction,
+  key: DedupKey,
+  instanceId: string,
+): Promise<void> {
+  try {
+    await tx.savepoint((sp) =>
+      sp.query(
+        "insert into inbox (tenant, channel, event_id, instance_id, state) values ($1, $2, $3, $4, 'done')",
+        [key.tenant, key.channel, key.eventId, instanceId],
+      )
+    );
+  } catch (error) {
+    if (error instanceof SqlError && error.code === "23505") throw new DuplicateDeliveryError(key);
+    throw error;
+  }
+}

@@ -1,0 +1,513 @@
+/**
+ * The one intake path every transport hands its messages to. Read top to
+ * bottom, {@link Dispatcher.deliver} runs:
+ *
+ * 1. {@link resolveChannel} — the channel the message arrived on;
+ * 2. `admitInbound` — the payload cap, then the channel's codec;
+ * 3. {@link resolveRoutes} — the start subscriptions for the message type, else the relays;
+ * 4. {@link screenRoute} — the consuming `q:source`'s validators and `q:onValidation`;
+ * 5. {@link captureInbound} — on-persist only: the message is stored, the caller gets 202;
+ * 6. {@link correlate} — a relay's `q:alias` values against the live aliases;
+ * 7. {@link runStart} / {@link runResume} — on the instance's lane: claim, step, commit;
+ * 8. {@link settle} — the outcome, with the `q:reply` body for on-complete callers.
+ *
+ * @module
+ */
+import { formatFeel } from "../../../lang/feel/mod.ts";
+import type { Clock } from "../../core/clock.ts";
+import type { Decoded } from "../../core/codec.ts";
+import { diagnostic } from "../../core/diagnostic.ts";
+import { newId } from "../../core/ids.ts";
+import type { Logger } from "../../core/log.ts";
+import type { Registry } from "../../core/registry.ts";
+import type {
+  DeliveryOutcome,
+  InboundDelivery,
+  RefusalClass,
+  TransportFactory,
+} from "../../core/transport.ts";
+import {
+  decodeSnapshot,
+  type InboundMessage,
+  type InstanceState,
+  step,
+} from "../../executor/mod.ts";
+import {
+  admitInbound,
+  compileValidatorChain,
+  type IntakeSource,
+  screenInbound,
+  type ValidatorChain,
+} from "../../intake/mod.ts";
+import type { Database } from "../../persistence/mod.ts";
+import type { DeploymentRegistry } from "../deployments/registry.ts";
+import { claimInstance, instancesByAlias, releaseClaim } from "../instances/repository.ts";
+import {
+  acceptsType,
+  buildChannelTable,
+  type ChannelEntry,
+  type ChannelTable,
+  type Route,
+} from "./channels.ts";
+import { LaneFullError, type Lanes } from "./lanes.ts";
+import { type Capture, dropCaptured, storeCapture } from "./inbox.ts";
+import { commitResult } from "./commit.ts";
+import { portsFor } from "./ports.ts";
+import { type DedupKey, dedupKeyOf, earlierDelivery } from "./dedup.ts";
+
+/** Options for {@link Dispatcher}. */
+export interface DispatcherOptions {
+  readonly db: Database;
+  readonly registry: DeploymentRegistry;
+  readonly transports: Registry<TransportFactory>;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly lanes: Lanes;
+  /** This replica's id; claim owners are `<replica>/lane-<n>`. */
+  readonly replicaId: string;
+  /** `sutra.inbound.payload-cap-bytes`. */
+  readonly capBytes: number;
+}
+
+// Refusals a later redrive may get past.
+const RETRYABLE: ReadonlySet<RefusalClass> = new Set(["retry", "overloaded", "failed"]);
+
+/** A message that passed intake and is ready to run. */
+interface Screened {
+  readonly channel: ChannelEntry;
+  readonly routes: readonly Route[];
+  readonly role: "start" | "relay";
+  readonly message: InboundMessage;
+  readonly variables: Readonly<Record<string, unknown>>;
+}
+
+/** A refusal: nothing was written. */
+function refused(
+  refusal: RefusalClass,
+  code: string,
+  message: string,
+  attributes: Record<string, string | number | boolean> = {},
+): DeliveryOutcome {
+  return { kind: "refused", refusal, diagnostics: [diagnostic(code, message, { attributes })] };
+}
+
+/** Stage 1: the channel, or SUTRA.RESOLVE.CHANNEL.UNKNOWN. */
+export function resolveChannel(
+  table: ChannelTable,
+  name: string,
+): ChannelEntry | DeliveryOutcome {
+  return table.get(name) ??
+    refused(
+      "not-found",
+      "SUTRA.RESOLVE.CHANNEL.UNKNOWN",
+      `no active deployment serves channel '${name}'`,
+      { channel: name },
+    );
+}
+
+/** Stage 3: start routes for the message type (one, or all on a broadcast channel), else relays. */
+export function resolveRoutes(
+  channel: ChannelEntry,
+  decoded: Decoded,
+): { role: "start" | "relay"; routes: Route[] } | DeliveryOutcome {
+  const starts = channel.starts.filter((r) => acceptsType(r.subscription, decoded.messageType));
+  if (starts.length > 0) {
+    return { role: "start", routes: channel.decl.broadcast ? starts : [starts[0]] };
+  }
+  const relays = channel.relays.filter((r) => acceptsType(r.subscription, decoded.messageType));
+  if (relays.length > 0) return { role: "relay", routes: relays };
+  return refused(
+    "not-found",
+    "SUTRA.RUNTIME.DISPATCH.NO_MATCH",
+    `no process subscribes to message type '${
+      decoded.messageType ?? "(none)"
+    }' on channel '${channel.decl.name}'`,
+    { channel: channel.decl.name, messageType: decoded.messageType ?? "" },
+  );
+}
+
+const chains = new WeakMap<Route["subscription"], ValidatorChain>();
+
+function chainOf(route: Route): ValidatorChain {
+  let chain = chains.get(route.subscription);
+  if (!chain) {
+    const built = compileValidatorChain(route.subscription.validators, {
+      files: route.deployment.package.files,
+      variable: route.subscription.variable,
+      uri: route.plan.uri,
+    });
+    // Deploy-time checks refuse a chain that does not compile; reaching here is a bug.
+    if (!built.chain) throw new Error(built.diagnostics[0].message);
+    chain = built.chain;
+    chains.set(route.subscription, chain);
+  }
+  return chain;
+}
+
+/** Stage 4: the consuming source's validators; a reject refuses the message. */
+export async function screenRoute(
+  route: Route,
+  admitted: Parameters<typeof screenInbound>[0],
+  clock: Clock,
+): Promise<{ kind: "accept"; variables: Readonly<Record<string, unknown>> } | DeliveryOutcome> {
+  const s = route.subscription;
+  const source: IntakeSource = {
+    variable: s.variable,
+    chain: chainOf(route),
+    onValidation: s.onValidation,
+    redactors: s.redactors,
+    dataClass: s.dataClass,
+  };
+  const verdict = await screenInbound(admitted, { source, clock });
+  if (verdict.kind === "reject") {
+    return { kind: "refused", refusal: "rejected", diagnostics: verdict.diagnostics };
+  }
+  // The payload itself is bound by the executor from the message; validation rides along.
+  return { kind: "accept", variables: { validation: verdict.validation } };
+}
+
+/** Every live instance a relay's aliases point at, first match first. */
+export async function correlate(
+  db: Database,
+  screened: Screened,
+): Promise<{ route: Route; instanceId: string } | undefined> {
+  for (const route of screened.routes) {
+    const s = route.subscription;
+    for (const alias of s.aliases) {
+      const r = alias.expression.compiled.evaluate({
+        [s.variable]: screened.message.payload,
+        header: screened.message.headers ?? {},
+      });
+      if (r.diagnostics !== undefined || r.value === null) continue;
+      const value = typeof r.value === "string" ? r.value : formatFeel(r.value);
+      const [instanceId] = await instancesByAlias(db, {
+        tenant: screened.channel.tenant,
+        name: alias.name,
+        value,
+      });
+      if (instanceId !== undefined) return { route, instanceId };
+    }
+  }
+  return undefined;
+}
+
+/** Runs inbound messages through the pipeline. */
+export class Dispatcher {
+  readonly #o: DispatcherOptions;
+  #table: ChannelTable;
+
+  constructor(options: DispatcherOptions) {
+    this.#o = options;
+    this.#table = this.#build();
+    options.registry.subscribe(() => {
+      this.#table = this.#build();
+    });
+  }
+
+  #build(): ChannelTable {
+    const table = buildChannelTable(this.#o.registry, this.#o.transports);
+    for (const entry of table.values()) {
+      if (entry.decl.ackMode === "on-complete" && entry.ackMode === "on-persist") {
+        this.#o.logger.warn(
+          `channel '${entry.decl.name}' asks for on-complete, which transport '${entry.decl.transport}' cannot hold; it runs on-persist`,
+          { code: "SUTRA.ACK.ON_COMPLETE_UNSUPPORTED", channel: entry.decl.name },
+        );
+      }
+    }
+    return table;
+  }
+
+  /** The current channel table (transports read their bindings from it). */
+  get table(): ChannelTable {
+    return this.#table;
+  }
+
+  /** The whole pipeline for one message; never rejects. */
+  deliver(delivery: InboundDelivery): Promise<DeliveryOutcome> {
+    return this.#guarded(delivery);
+  }
+
+  /**
+   * Runs a captured on-persist message (right after capture, or after a
+   * restart). A permanent refusal retires the capture; a retryable one
+   * leaves it pending for the next redrive.
+   */
+  async runCaptured(capture: Capture): Promise<DeliveryOutcome> {
+    const outcome = await this.#guarded(capture.delivery, capture);
+    if (outcome.kind === "refused" && RETRYABLE.has(outcome.refusal)) return outcome;
+    if (outcome.kind === "refused") {
+      this.#o.logger.warn("a captured message was refused when it ran", {
+        code: outcome.diagnostics[0]?.code,
+        channel: capture.delivery.channel,
+        eventId: capture.eventId,
+      });
+    }
+    // Refused for good, or answered from an earlier delivery: either way it is settled.
+    await dropCaptured(this.#o.db, { ...capture, channel: capture.delivery.channel });
+    return outcome;
+  }
+
+  async #guarded(delivery: InboundDelivery, capture?: Capture): Promise<DeliveryOutcome> {
+    try {
+      return await this.#intake(delivery, capture);
+    } catch (error) {
+      this.#o.logger.error("intake failed unexpectedly", {
+        code: "SUTRA.RUNTIME.UNEXPECTED",
+        channel: delivery.channel,
+        error: error instanceof Error ? error.stack ?? error.message : String(error),
+      });
+      return refused("failed", "SUTRA.RUNTIME.UNEXPECTED", "the message could not be processed");
+    }
+  }
+
+  async #intake(
+    delivery: InboundDelivery,
+    receipt?: Capture,
+  ): Promise<DeliveryOutcome> {
+    const channel = resolveChannel(this.#table, delivery.channel);
+    if ("kind" in channel) return channel;
+    const admission = await admitInbound(
+      { ...delivery },
+      {
+        channel: { codec: channel.codec, payloadCapBytes: channel.decl.payloadCapBytes },
+        capBytes: this.#o.capBytes,
+      },
+    );
+    if (!admission.admitted) {
+      const tooLarge = admission.diagnostics[0]?.code === "SUTRA.INBOUND.PAYLOAD_TOO_LARGE";
+      return {
+        kind: "refused",
+        refusal: tooLarge ? "too-large" : "malformed",
+        diagnostics: admission.diagnostics,
+      };
+    }
+    const resolved = resolveRoutes(channel, admission.decoded);
+    if ("kind" in resolved) return resolved;
+    const screening = await screenRoute(resolved.routes[0], admission, this.#o.clock);
+    if (screening.kind !== "accept") return screening;
+    const screened: Screened = {
+      channel,
+      routes: resolved.routes,
+      role: resolved.role,
+      message: {
+        payload: admission.decoded.payload,
+        headers: delivery.headers,
+        messageType: admission.decoded.messageType,
+      },
+      variables: screening.variables,
+    };
+    if (channel.ackMode === "on-persist" && !receipt) {
+      return await captureInbound(this.#o.db, channel, delivery, (c) => this.runCaptured(c));
+    }
+    return screened.role === "start"
+      ? await this.#starts(screened, receipt)
+      : await this.#relay(screened, receipt);
+  }
+
+  async #starts(
+    screened: Screened,
+    receipt?: Capture,
+  ): Promise<DeliveryOutcome> {
+    const outcomes: DeliveryOutcome[] = [];
+    for (const route of screened.routes) {
+      const dedup = dedupKeyOf(route, screened.message, this.#scope(screened));
+      const earlier = dedup && await earlierDelivery(this.#o.db, dedup);
+      if (earlier) {
+        outcomes.push({ kind: "settled", instances: [earlier] });
+        continue;
+      }
+      const instanceId = newId();
+      outcomes.push(
+        await this.#onLane(
+          instanceId,
+          (lane) => runStart(this.#o, { screened, route, instanceId, lane, receipt, dedup }),
+        ),
+      );
+    }
+    return settle(outcomes);
+  }
+
+  async #relay(
+    screened: Screened,
+    receipt?: Capture,
+  ): Promise<DeliveryOutcome> {
+    const found = await correlate(this.#o.db, screened);
+    if (!found) {
+      return refused(
+        "not-found",
+        "SUTRA.RUNTIME.RELAY.CORRELATION_NOT_FOUND",
+        `no parked instance matches the message's correlation on channel '${screened.channel.decl.name}'`,
+        { channel: screened.channel.decl.name },
+      );
+    }
+    const dedup = dedupKeyOf(found.route, screened.message, this.#scope(screened));
+    const earlier = dedup && await earlierDelivery(this.#o.db, dedup);
+    if (earlier) return { kind: "settled", instances: [earlier] };
+    // The one handoff: resolved on the arrival lane, run on the instance's lane.
+    return await this.#onLane(
+      found.instanceId,
+      (lane) => runResume(this.#o, { screened, ...found, lane, receipt, dedup }),
+    );
+  }
+
+  #scope(screened: Screened): { tenant: string; channel: string } {
+    return { tenant: screened.channel.tenant, channel: screened.channel.decl.name };
+  }
+
+  async #onLane(key: string, work: (lane: number) => Promise<DeliveryOutcome>) {
+    try {
+      return await this.#o.lanes.run(key, work);
+    } catch (error) {
+      if (!(error instanceof LaneFullError)) throw error;
+      return refused(
+        "overloaded",
+        "SUTRA.RUNTIME.LANE.FULL",
+        `execution lane ${error.lane} is full; retry later`,
+        { lane: error.lane },
+      );
+    }
+  }
+}
+
+/** Stage 5: stores an on-persist message and answers once it is durable. */
+export async function captureInbound(
+  db: Database,
+  channel: ChannelEntry,
+  delivery: InboundDelivery,
+  run: (capture: Capture) => Promise<unknown>,
+): Promise<DeliveryOutcome> {
+  const capture: Capture = { tenant: channel.tenant, eventId: newId(), delivery };
+  await storeCapture(db, capture);
+  // Processing continues after the acknowledgement; a crash leaves the row pending for redrive.
+  setTimeout(() => void run(capture), 0);
+  return { kind: "captured", receiptId: capture.eventId };
+}
+
+interface StartWork {
+  readonly screened: Screened;
+  readonly route: Route;
+  readonly instanceId: string;
+  readonly lane: number;
+  readonly receipt?: Capture;
+  readonly dedup?: DedupKey;
+}
+
+/** Stage 7a: a new instance — step, then insert it with everything the step produced. */
+export async function runStart(o: DispatcherOptions, w: StartWork): Promise<DeliveryOutcome> {
+  const { route, screened } = w;
+  const r = await step(route.plan, undefined, {
+    type: "start",
+    instanceId: w.instanceId,
+    process: route.subscription.process,
+    node: route.subscription.nodeId,
+    message: screened.message,
+    variables: screened.variables,
+  }, portsFor(route.deployment, o.clock));
+  if (r.refusal) return { kind: "refused", refusal: "rejected", diagnostics: [r.refusal] };
+  return await commitResult(o, {
+    tenant: screened.channel.tenant,
+    instanceId: w.instanceId,
+    deployment: route.deployment,
+    plan: route.plan,
+    processId: route.subscription.process,
+    capture: w.receipt,
+    dedup: w.dedup,
+    admission: {
+      channel: screened.channel.decl.name,
+      cap: screened.channel.decl.maxConcurrentInstances,
+    },
+  }, r);
+}
+
+interface ResumeWork extends Omit<StartWork, "route"> {
+  readonly route: Route;
+}
+
+/** Stage 7b: a parked instance — claim, rehydrate, step, commit (the claim is released on every exit). */
+export async function runResume(o: DispatcherOptions, w: ResumeWork): Promise<DeliveryOutcome> {
+  const key = {
+    tenant: w.screened.channel.tenant,
+    instanceId: w.instanceId,
+    owner: `${o.replicaId}/lane-${w.lane}`,
+  };
+  const claimed = await claimInstance(o.db, key);
+  if (claimed === "held") {
+    return refused(
+      "retry",
+      "SUTRA.RUNTIME.RESUME.CLAIM_HELD",
+      `instance ${w.instanceId} is being advanced elsewhere; retry`,
+      { instanceId: w.instanceId },
+    );
+  }
+  if (typeof claimed === "string") {
+    return refused(
+      "not-found",
+      "SUTRA.RUNTIME.RELAY.CORRELATION_NOT_FOUND",
+      `instance ${w.instanceId} no longer waits for this message`,
+      { instanceId: w.instanceId },
+    );
+  }
+  let committed = false;
+  try {
+    const deployment = o.registry.get(claimed.deploymentId);
+    const plan = deployment?.plans.get(claimed.processId);
+    if (!deployment || !plan) {
+      return refused(
+        "not-found",
+        "SUTRA.RUNTIME.RELAY.CORRELATION_NOT_FOUND",
+        `instance ${w.instanceId} is pinned to deployment ${claimed.deploymentId}, which is not loaded`,
+        { instanceId: w.instanceId, deploymentId: claimed.deploymentId },
+      );
+    }
+    const decoded = decodeSnapshot(plan, claimed.snapshot);
+    if (decoded.diagnostics) {
+      return { kind: "refused", refusal: "failed", diagnostics: decoded.diagnostics };
+    }
+    const state: InstanceState = decoded.state;
+    const nodeId = w.route.subscription.nodeId;
+    const wait = [...state.waits.values()].find((x) =>
+      x.kind === "message" && plan.processById.get(x.process)?.nodes[x.node]?.id === nodeId
+    );
+    if (!wait) {
+      return refused(
+        "not-found",
+        "SUTRA.RUNTIME.RELAY.CORRELATION_NOT_FOUND",
+        `instance ${w.instanceId} is not parked at '${nodeId}'`,
+        { instanceId: w.instanceId, node: nodeId },
+      );
+    }
+    const r = await step(plan, state, {
+      type: "message",
+      wait: wait.id,
+      message: w.screened.message,
+    }, portsFor(deployment, o.clock));
+    if (r.refusal) return { kind: "refused", refusal: "rejected", diagnostics: [r.refusal] };
+    const outcome = await commitResult(o, {
+      tenant: key.tenant,
+      instanceId: w.instanceId,
+      deployment,
+      plan,
+      processId: claimed.processId,
+      capture: w.receipt,
+      owner: key.owner,
+      dedup: w.dedup,
+    }, r);
+    committed = outcome.kind === "settled";
+    return outcome;
+  } finally {
+    if (!committed) await releaseClaim(o.db, key);
+  }
+}
+
+/** Stage 8: one outcome for the caller — the first refusal, else every instance and the first reply. */
+export function settle(outcomes: readonly DeliveryOutcome[]): DeliveryOutcome {
+  const refusal = outcomes.find((x) => x.kind === "refused");
+  if (refusal) return refusal;
+  const settled = outcomes.filter((x) => x.kind === "settled");
+  const reply = settled.find((x) => x.reply)?.reply;
+  return {
+    kind: "settled",
+    instances: settled.flatMap((x) => x.instances),
+    ...(reply ? { reply } : {}),
+  };
+}

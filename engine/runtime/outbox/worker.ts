@@ -1,0 +1,186 @@
+/**
+ * The outbox worker: claims due rows in batches (`FOR UPDATE SKIP LOCKED`,
+ * so replicas share the table without double sends), hands each to the sink
+ * registered for its destination's scheme, and records the result — deleted
+ * when delivered, rescheduled with exponential backoff on a transient
+ * failure, poisoned (with an incident) when it can never succeed or the
+ * attempt ceiling is reached. A claim carries an expiry, so rows claimed by
+ * a replica that died mid-send are picked up again once it passes; the
+ * receiver sees the same idempotency key on every attempt.
+ *
+ * @module
+ */
+import { newId } from "../../core/ids.ts";
+import type { Logger } from "../../core/log.ts";
+import type { Registry } from "../../core/registry.ts";
+import { destinationScheme, type Sink, type SinkResult } from "../../core/transport.ts";
+import type { Database } from "../../persistence/mod.ts";
+
+/** Options for {@link OutboxWorker}. */
+export interface OutboxWorkerOptions {
+  readonly db: Database;
+  readonly sinks: Registry<Sink>;
+  readonly logger: Logger;
+  /** Claim owner id (the replica). */
+  readonly owner: string;
+  /** `sutra.outbox.retry.max-attempts`; unset retries forever. */
+  readonly maxAttempts?: number;
+  /** Idle poll interval, milliseconds. */
+  readonly pollMs: number;
+  /** Rows per claim. */
+  readonly batchSize?: number;
+  /** How long a claim protects a row being sent, milliseconds. */
+  readonly claimMs?: number;
+}
+
+interface Row {
+  tenant: string;
+  outbox_id: string;
+  instance_id: string | null;
+  deployment_id: string | null;
+  destination: string;
+  headers: Record<string, string>;
+  body: Uint8Array;
+  content_type: string | null;
+  idempotency_key: string;
+  attempts: number;
+}
+
+/** Backoff before attempt `attempts + 1`: 1s doubling, capped at five minutes. */
+export function backoffMs(attempts: number): number {
+  return Math.min(1_000 * 2 ** Math.max(0, attempts - 1), 300_000);
+}
+
+/** Sends outbox rows until stopped. */
+export class OutboxWorker {
+  readonly #o: OutboxWorkerOptions;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #running: Promise<void> | undefined;
+  #stopped = false;
+
+  constructor(options: OutboxWorkerOptions) {
+    this.#o = options;
+  }
+
+  /** Claims and sends one batch; resolves to how many rows it handled. */
+  async drainOnce(): Promise<number> {
+    const { rows } = await this.#o.db.query<Row>(
+      `update outbox set claimed_by = $1, claimed_until = now() + make_interval(secs => $2),
+              attempts = attempts + 1
+        where (tenant, outbox_id) in (
+          select tenant, outbox_id from outbox
+           where poisoned_at is null and next_attempt_at <= now()
+             and (claimed_until is null or claimed_until < now())
+           order by next_attempt_at limit $3
+           for update skip locked)
+        returning tenant, outbox_id, instance_id, deployment_id, destination, headers, body,
+                  content_type, idempotency_key, attempts`,
+      [this.#o.owner, (this.#o.claimMs ?? 60_000) / 1000, this.#o.batchSize ?? 50],
+    );
+    await Promise.all(rows.map((row) => this.#send(row)));
+    return rows.length;
+  }
+
+  async #send(row: Row): Promise<void> {
+    const scheme = destinationScheme(row.destination);
+    const sink = scheme === undefined ? undefined : this.#o.sinks.get(scheme);
+    let result: SinkResult;
+    if (!sink) {
+      result = {
+        outcome: "retry",
+        error:
+          `SUTRA.OUTBOUND.SINK_UNKNOWN: no transport in this build delivers to '${row.destination}'`,
+      };
+    } else {
+      try {
+        result = await sink.send({
+          destination: row.destination,
+          headers: row.headers,
+          body: row.body,
+          ...(row.content_type === null ? {} : { contentType: row.content_type }),
+          idempotencyKey: row.idempotency_key,
+          attempt: row.attempts,
+        });
+      } catch (error) {
+        result = {
+          outcome: "retry",
+          error: error instanceof Error ? error.message : String(error),
+        };
+      }
+    }
+    await this.#record(row, result);
+  }
+
+  async #record(row: Row, result: SinkResult): Promise<void> {
+    const db = this.#o.db;
+    if (result.outcome === "delivered") {
+      await db.query(
+        "delete from outbox where tenant = $1 and outbox_id = $2 and claimed_by = $3",
+        [
+          row.tenant,
+          row.outbox_id,
+          this.#o.owner,
+        ],
+      );
+      return;
+    }
+    const exhausted = this.#o.maxAttempts !== undefined && row.attempts >= this.#o.maxAttempts;
+    if (result.outcome === "retry" && !exhausted) {
+      await db.query(
+        `update outbox set claimed_by = null, claimed_until = null, last_error = $3,
+                next_attempt_at = now() + make_interval(secs => $4)
+          where tenant = $1 and outbox_id = $2`,
+        [row.tenant, row.outbox_id, result.error, backoffMs(row.attempts) / 1000],
+      );
+      return;
+    }
+    const code = result.outcome === "poison"
+      ? "SUTRA.OUTBOUND.DELIVERY_REFUSED"
+      : "SUTRA.OUTBOUND.DELIVERY_ATTEMPTS_EXHAUSTED";
+    await db.transaction(async (tx) => {
+      await tx.query(
+        `update outbox set claimed_by = null, claimed_until = null, last_error = $3, poisoned_at = now()
+          where tenant = $1 and outbox_id = $2`,
+        [row.tenant, row.outbox_id, `${code}: ${result.error}`],
+      );
+      await tx.query(
+        `insert into incidents (tenant, incident_id, instance_id, deployment_id, code, detail)
+         values ($1, $2, $3, $4, $5, $6)`,
+        [row.tenant, newId(), row.instance_id, row.deployment_id, code, result.error],
+      );
+    });
+    this.#o.logger.warn(
+      `outbox delivery to ${row.destination} poisoned after ${row.attempts} attempt(s)`,
+      {
+        code,
+        outboxId: row.outbox_id,
+        error: result.error,
+      },
+    );
+  }
+
+  /** Starts polling. */
+  start(): void {
+    const tick = async () => {
+      if (this.#stopped) return;
+      let handled = 0;
+      try {
+        handled = await this.drainOnce();
+      } catch (error) {
+        this.#o.logger.error("outbox poll failed", { error: String(error) });
+      }
+      if (!this.#stopped) this.#timer = setTimeout(run, handled > 0 ? 0 : this.#o.pollMs);
+    };
+    const run = () => {
+      this.#running = tick();
+    };
+    run();
+  }
+
+  /** Stops polling and waits for the batch in flight. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    await this.#running;
+  }
+}

@@ -1,0 +1,157 @@
+/**
+ * Background sweeps, on one timer per replica:
+ *
+ * - redrive: on-persist captures still pending (their replica died after
+ *   the 202) are taken — a row is re-stamped when taken, so two replicas
+ *   never run it at once — and run through the pipeline again;
+ * - stuck claims (lease `sweeps`): a claim older than the claim timeout
+ *   belonged to a replica that died mid-step and is released;
+ * - retention (lease `retention`): COMPLETED and TERMINATED instances past
+ *   `sutra.instance.retention` are purged with their history; FAILED ones
+ *   stay until someone resolves them.
+ *
+ * @module
+ */
+import type { Logger } from "../../core/log.ts";
+import type { Database } from "../../persistence/mod.ts";
+import type { Capture } from "../dispatch/inbox.ts";
+import { releaseLease, tryLease } from "../leases.ts";
+
+/** Options for {@link Sweeper}. */
+export interface SweeperOptions {
+  readonly db: Database;
+  readonly logger: Logger;
+  readonly owner: string;
+  /** Runs a captured message again. */
+  readonly redrive: (capture: Capture) => Promise<unknown>;
+  readonly claimTimeoutMs: number;
+  readonly retentionMs: number;
+  /** How old a pending capture must be before it is presumed orphaned. */
+  readonly orphanAfterMs: number;
+  readonly intervalMs: number;
+}
+
+/** Takes up to `limit` orphaned captures, re-stamping them so nobody else takes them meanwhile. */
+export async function takeOrphanedCaptures(
+  db: Database,
+  options: { orphanAfterMs: number; limit: number },
+): Promise<Capture[]> {
+  const { rows } = await db.query<{
+    tenant: string;
+    channel: string;
+    event_id: string;
+    body: Uint8Array;
+    content_type: string | null;
+    headers: Record<string, string>;
+  }>(
+    `update inbox set received_at = now(), attempts = attempts + 1
+      where (tenant, channel, event_id) in (
+        select tenant, channel, event_id from inbox
+         where state = 'pending' and received_at < now() - make_interval(secs => $1)
+         order by received_at limit $2 for update skip locked)
+      returning tenant, channel, event_id, body, content_type, headers`,
+    [options.orphanAfterMs / 1000, options.limit],
+  );
+  return rows.map((r) => ({
+    tenant: r.tenant,
+    eventId: r.event_id,
+    delivery: {
+      channel: r.channel,
+      body: r.body,
+      headers: r.headers,
+      ...(r.content_type === null ? {} : { contentType: r.content_type }),
+    },
+  }));
+}
+
+/** Releases claims older than `olderThanMs`; resolves to how many. */
+export async function releaseStuckClaims(db: Database, olderThanMs: number): Promise<number> {
+  const r = await db.query(
+    `update instances set owner = null, claimed_at = null
+      where owner is not null and claimed_at < now() - make_interval(secs => $1)`,
+    [olderThanMs / 1000],
+  );
+  return r.rowCount;
+}
+
+/** Purges terminal instances ended before the retention window; resolves to how many. */
+export async function purgeExpired(db: Database, retentionMs: number): Promise<number> {
+  return await db.transaction(async (tx) => {
+    const { rows } = await tx.query<{ tenant: string; instance_id: string }>(
+      `delete from instances
+        where status in ('COMPLETED', 'TERMINATED')
+          and ended_at < now() - make_interval(secs => $1)
+        returning tenant, instance_id`,
+      [retentionMs / 1000],
+    );
+    for (const table of ["audit_events", "aliases", "waits"]) {
+      for (const r of rows) {
+        await tx.query(`delete from ${table} where tenant = $1 and instance_id = $2`, [
+          r.tenant,
+          r.instance_id,
+        ]);
+      }
+    }
+    return rows.length;
+  });
+}
+
+/** Runs the sweeps every interval until stopped. */
+export class Sweeper {
+  readonly #o: SweeperOptions;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #running: Promise<void> = Promise.resolve();
+  #stopped = false;
+
+  constructor(options: SweeperOptions) {
+    this.#o = options;
+  }
+
+  /** One pass of every sweep. */
+  async sweepOnce(): Promise<void> {
+    const o = this.#o;
+    for (
+      const capture of await takeOrphanedCaptures(o.db, {
+        orphanAfterMs: o.orphanAfterMs,
+        limit: 100,
+      })
+    ) {
+      await o.redrive(capture);
+    }
+    if (await tryLease(o.db, { role: "sweeps", owner: o.owner })) {
+      const released = await releaseStuckClaims(o.db, o.claimTimeoutMs);
+      if (released > 0) {
+        o.logger.warn(`released ${released} stuck claim(s)`, { code: "SUTRA.RUNTIME.CLAIM.SWEPT" });
+      }
+    }
+    if (await tryLease(o.db, { role: "retention", owner: o.owner })) {
+      await purgeExpired(o.db, o.retentionMs);
+    }
+  }
+
+  /** Starts the timer (the first pass runs at once: a restart redrives what it left behind). */
+  start(): void {
+    const tick = async () => {
+      try {
+        await this.sweepOnce();
+      } catch (error) {
+        this.#o.logger.error("sweep failed", { error: String(error) });
+      }
+      if (!this.#stopped) this.#timer = setTimeout(run, this.#o.intervalMs);
+    };
+    const run = () => {
+      this.#running = tick();
+    };
+    run();
+  }
+
+  /** Stops the timer, waits for a pass in flight and gives the leases up. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    await this.#running;
+    for (const role of ["sweeps", "retention"]) {
+      await releaseLease(this.#o.db, { role, owner: this.#o.owner });
+    }
+  }
+}

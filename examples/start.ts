@@ -1,0 +1,51 @@
+/**
+ * `deno task start`: runs the engine (embedded database under
+ * `./.sutra/engine-db` unless `SUTRA_DATASOURCE_URL` says otherwise),
+ * deploys the bundled examples into it — re-deploying unchanged examples is
+ * a no-op — and prints how to call them.
+ *
+ * @module
+ */
+import "../main.ts";
+import { transports } from "../engine/core/transport.ts";
+import { readPackageDir, sealPackage } from "../engine/package/mod.ts";
+import { runEngineProcess, type RunningEngine } from "../engine/runtime/mod.ts";
+
+const EXAMPLES = ["approval-hold", "quote-reply"];
+
+async function deployExamples(engine: RunningEngine): Promise<void> {
+  for (const name of EXAMPLES) {
+    const read = await readPackageDir(new URL(`${name}/package`, import.meta.url).pathname);
+    const sealed = read.files && await sealPackage(read.files, { transports });
+    if (!sealed?.archive) {
+      const found = [...read.diagnostics, ...(sealed?.diagnostics ?? [])];
+      console.error(`example ${name} did not package:\n${found.map((d) => d.message).join("\n")}`);
+      continue;
+    }
+    const result = await engine.deployments.deploy(sealed.archive.bytes);
+    console.error(`deployed ${name}: ${result.slot} ${result.deploymentId.slice(0, 12)}…`);
+  }
+  const u = engine.url;
+  console.error(`
+Try it:
+  curl -sS -X POST ${u}/channels/quote-request -H 'Content-Type: application/json' \\
+    -d '{"item":"widget","quantity":120,"unitPrice":2.5}'
+  curl -sS -X POST ${u}/channels/approval-request -H 'Content-Type: application/json' \\
+    -H 'X-Api-Key: approval-demo-key' -d '{"ApprovalRequest":{"E2EId":"E2E-1","Amount":"1500.00"}}'
+  curl -sS -X POST ${u}/channels/approval-decision -H 'Content-Type: application/json' \\
+    -H 'X-Api-Key: approval-demo-key' -d '{"ApprovalDecision":{"E2EId":"E2E-1","Decision":"APPROVE"}}'
+  curl -sS ${u}/sutra/instances/<instanceId>
+`);
+}
+
+if (import.meta.main) {
+  Deno.exit(
+    await runEngineProcess({
+      onStarted: (engine) => {
+        deployExamples(engine).catch((error) =>
+          console.error(`deploying the examples failed: ${error}`)
+        );
+      },
+    }),
+  );
+}

@@ -1,0 +1,125 @@
+/**
+ * The HTTP transport factory: inbound channel routes with per-channel
+ * authentication and CloudEvents handling, the mapping from intake outcomes
+ * to status codes, and the outbound sink.
+ *
+ * @module
+ */
+import { diagnostic } from "../../../engine/core/diagnostic.ts";
+import type { Registry } from "../../../engine/core/registry.ts";
+import type {
+  BoundChannel,
+  DeliveryOutcome,
+  InboundDelivery,
+  RefusalClass,
+  Sink,
+  TransportContext,
+  TransportFactory,
+} from "../../../engine/core/transport.ts";
+import { authenticate } from "./auth.ts";
+import { unwrapCloudEvent } from "./cloudevents.ts";
+import { httpSink } from "./sink.ts";
+
+const STATUS: Readonly<Record<RefusalClass, number>> = {
+  malformed: 400,
+  "too-large": 413,
+  "not-found": 404,
+  conflict: 409,
+  retry: 409,
+  rejected: 422,
+  overloaded: 429,
+  failed: 500,
+};
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json", ...headers },
+  });
+}
+
+/** The HTTP response for an intake outcome. */
+export function responseOf(outcome: DeliveryOutcome): Response {
+  switch (outcome.kind) {
+    case "captured":
+      return json(202, { receiptId: outcome.receiptId });
+    case "settled": {
+      if (!outcome.reply) return json(200, { instances: outcome.instances });
+      const headers = new Headers(outcome.reply.headers);
+      if (outcome.reply.contentType) headers.set("content-type", outcome.reply.contentType);
+      return new Response(outcome.reply.body.slice(), { status: 200, headers });
+    }
+    case "refused": {
+      const retry = outcome.refusal === "retry" || outcome.refusal === "overloaded";
+      return json(
+        STATUS[outcome.refusal],
+        { diagnostics: outcome.diagnostics },
+        retry ? { "retry-after": "1" } : {},
+      );
+    }
+  }
+}
+
+function channelFor(context: TransportContext, name: string): BoundChannel | undefined {
+  const wanted = `POST /channels/${name}`;
+  return context.channels().find((c) =>
+    (c.declaration.bind ?? `POST /channels/${c.declaration.name}`) === wanted
+  );
+}
+
+async function receive(
+  context: TransportContext,
+  request: Request,
+  name: string,
+): Promise<Response> {
+  const channel = channelFor(context, name);
+  if (!channel) {
+    return json(404, {
+      diagnostics: [
+        diagnostic(
+          "SUTRA.RESOLVE.CHANNEL.UNKNOWN",
+          `no active deployment binds POST /channels/${name}`,
+          { attributes: { channel: name } },
+        ),
+      ],
+    });
+  }
+  const denied = await authenticate(channel.declaration.auth, request.headers, context);
+  if (denied) return json(401, { diagnostics: [denied] }, { "www-authenticate": "ApiKey" });
+  const headers: Record<string, string> = {};
+  request.headers.forEach((value, key) => headers[key] = value);
+  let delivery: InboundDelivery = {
+    channel: channel.declaration.name,
+    body: await request.bytes(),
+    headers,
+    ...(request.headers.has("content-type")
+      ? { contentType: request.headers.get("content-type")! }
+      : {}),
+  };
+  if (channel.declaration.cloudeventsMode === "structured") {
+    const unwrapped = unwrapCloudEvent(delivery);
+    if ("code" in unwrapped) return json(400, { diagnostics: [unwrapped] });
+    delivery = unwrapped;
+  }
+  return responseOf(await context.deliver(delivery));
+}
+
+/** The HTTP transport. */
+export const httpTransport: TransportFactory = {
+  name: "http",
+  handlesOnComplete: true,
+  defaultAckMode: "on-complete",
+  spawn(context) {
+    context.http.add(
+      "POST",
+      "/channels/{name}",
+      (request, params) => receive(context, request, params.name),
+    );
+    return { stop: () => Promise.resolve() };
+  },
+  registerSinks(sinks: Registry<Sink>) {
+    for (const scheme of ["http", "https"]) {
+      if (!sinks.has(scheme)) sinks.register(httpSink(scheme));
+    }
+  },
+};

@@ -1,0 +1,7 @@
+/**
+ * The transports this distribution links. Each registers itself on import;
+ * the composition root imports this module.
+ *
+ * @module
+ */
+import "./http/mod.ts";

@@ -1,0 +1,379 @@
+import assert from "node:assert/strict";
+import { ManualClock } from "../../engine/core/mod.ts";
+import { type Database, MEMORY_URL, openDatabase } from "../../engine/persistence/mod.ts";
+import { createAdminGate } from "../../engine/runtime/admin_auth.ts";
+import {
+  createDeploymentService,
+  DeploymentError,
+  type DeploymentService,
+} from "../../engine/runtime/deployments/mod.ts";
+import { eachDatabase } from "../support/test_database.ts";
+import {
+  configOf,
+  migrateRuntime,
+  recordingLogger,
+  sealLintFailure,
+  sealRevision,
+  SLOT,
+  TRANSPORTS,
+} from "./_support.ts";
+
+async function serviceOn(
+  db: Database,
+  options: { tenant?: string; clock?: ManualClock } = {},
+): Promise<DeploymentService> {
+  const config = await configOf();
+  const { logger } = recordingLogger();
+  const service = createDeploymentService({
+    db,
+    logger,
+    clock: options.clock ?? new ManualClock("2026-01-01T00:00:00Z"),
+    config,
+    admin: await createAdminGate({ config, logger, env: {} }),
+    transports: TRANSPORTS,
+    sweepIntervalMs: 0,
+    ...(options.tenant ? { tenant: options.tenant } : {}),
+  });
+  await service.boot();
+  return service;
+}
+
+async function withService(db: Database, fn: (s: DeploymentService) => Promise<void>) {
+  await migrateRuntime(db);
+  const service = await serviceOn(db);
+  try {
+    await fn(service);
+  } finally {
+    await service.close();
+  }
+}
+
+async function refusal(promise: Promise<unknown>): Promise<DeploymentError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof DeploymentError) return error;
+    throw error;
+  }
+  throw new Error("expected a DeploymentError");
+}
+
+eachDatabase(
+  "deploy activates, stores and registers; identical bytes are a no-op",
+  (db) =>
+    withService(db, async (service) => {
+      const a = await sealRevision();
+      let changes = 0;
+      service.registry.subscribe(() => changes++);
+      const first = await service.deploy(a.bytes);
+      assert.equal(first.phase, "Active");
+      assert.equal(first.deploymentId, a.deploymentId);
+      assert.equal(first.slot, SLOT);
+      assert.equal(first.unchanged, false);
+      const registered = service.registry.get(a.deploymentId);
+      assert.equal(registered?.status, "active");
+      assert.equal(registered?.tenant, "acme");
+      assert.deepEqual([...registered!.plans.keys()], ["hello"]);
+      assert.equal(registered!.plans.get("hello")!.processById.get("hello")?.name, "Hello");
+      assert.deepEqual(registered!.package.channels.entries?.map((c) => c.name), ["greet"]);
+      assert.equal(changes, 1);
+
+      const again = await service.deploy(a.bytes);
+      assert.equal(again.unchanged, true);
+      assert.equal(changes, 1);
+      const { rows } = await db.query<{ n: number }>("select count(*)::int as n from deployments");
+      assert.equal(rows[0].n, 1);
+      const status = await service.status(a.deploymentId);
+      assert.equal(status?.phase, "Active");
+      assert.equal(status?.activatedAt, "2026-01-01T00:00:00.000Z");
+    }),
+);
+
+eachDatabase(
+  "hot-deploy drains the old revision and rollback resurrects it",
+  (db) =>
+    withService(db, async (service) => {
+      const a = await sealRevision("Hello");
+      const b = await sealRevision("Hello again");
+      assert.notEqual(a.deploymentId, b.deploymentId);
+      await service.deploy(a.bytes);
+      const hot = await service.deploy(b.bytes);
+      assert.deepEqual(hot.drained, [a.deploymentId]);
+      assert.deepEqual(
+        service.registry.list().map((d) => [d.deploymentId, d.status]),
+        [[b.deploymentId, "active"], [a.deploymentId, "draining"]],
+      );
+      assert.equal((await service.status(a.deploymentId))?.phase, "Draining");
+
+      const back = await service.deploy(a.bytes);
+      assert.equal(back.unchanged, false);
+      assert.deepEqual(back.drained, [b.deploymentId]);
+      assert.equal(service.registry.get(a.deploymentId)?.status, "active");
+      assert.equal(service.registry.get(b.deploymentId)?.status, "draining");
+      const { rows } = await db.query<{ n: number }>(
+        "select count(*)::int as n from deployments where status = 'active'",
+      );
+      assert.equal(rows[0].n, 1);
+    }),
+);
+
+eachDatabase(
+  "a draining revision retires only once the three-part gate holds",
+  (db) =>
+    withService(db, async (service) => {
+      const a = await sealRevision("Hello");
+      const b = await sealRevision("Hello again");
+      await service.deploy(a.bytes);
+      const instance = (id: string, status: string) =>
+        db.query(
+          `insert into instances (tenant, instance_id, deployment_id, process_id, status, snapshot)
+         values ('acme', $1, $2, 'hello', $3, '\\x00')`,
+          [id, a.deploymentId, status],
+        );
+      await instance("i-running", "RUNNING");
+      await instance("i-failed", "FAILED");
+      await instance("i-done", "COMPLETED");
+      await db.query(
+        `insert into outbox (tenant, outbox_id, deployment_id, destination, headers, body,
+         idempotency_key) values ('acme', 'o1', $1, 'http://peer', '{}', '\\x00', 'k1')`,
+        [a.deploymentId],
+      );
+      await service.deploy(b.bytes);
+
+      assert.equal(await service.retireSweep(), 0, "running and failed instances hold it");
+      await db.query("update instances set status = 'COMPLETED' where instance_id = 'i-running'");
+      assert.equal(await service.retireSweep(), 0, "a failed instance still holds it");
+      await db.query("update instances set status = 'TERMINATED' where instance_id = 'i-failed'");
+      assert.equal(await service.retireSweep(), 0, "a pending outbox row still holds it");
+      await db.query("update outbox set poisoned_at = now() where outbox_id = 'o1'");
+      assert.equal(await service.retireSweep(), 1);
+
+      assert.equal(service.registry.get(a.deploymentId), undefined);
+      const status = await service.status(a.deploymentId);
+      assert.equal(status?.phase, "Retired");
+      assert.ok(status?.retiredAt);
+      assert.equal(service.registry.get(b.deploymentId)?.status, "active");
+    }),
+);
+
+eachDatabase(
+  "undeploy by slot drains; by id of a draining one is accepted; unknown is 404",
+  (db) =>
+    withService(db, async (service) => {
+      const a = await sealRevision();
+      await service.deploy(a.bytes);
+      const out = await service.undeploy(SLOT);
+      assert.deepEqual(out, { deploymentId: a.deploymentId, slot: SLOT, phase: "Draining" });
+      assert.equal(service.registry.get(a.deploymentId)?.status, "draining");
+      assert.equal((await service.undeploy(a.deploymentId)).phase, "Draining");
+      const unknown = await refusal(service.undeploy(SLOT));
+      assert.equal(unknown.status, 404);
+      assert.equal(unknown.diagnostics[0].code, "SUTRA.DEPLOY.UNKNOWN");
+      assert.equal(await service.retireSweep(), 1);
+      assert.equal((await refusal(service.undeploy(a.deploymentId))).status, 404);
+    }),
+);
+
+eachDatabase(
+  "a lint failure is refused with every finding and recorded as failed",
+  (db) =>
+    withService(db, async (service) => {
+      const bad = await sealLintFailure();
+      const error = await refusal(service.deploy(bad.bytes));
+      assert.equal(error.status, 422);
+      assert.equal(error.diagnostics[0].code, "SUTRA.DEPLOY.LINT_FAILED");
+      assert.ok(error.diagnostics.slice(1).some((d) => d.severity === "ERROR"));
+      const status = await service.status(bad.deploymentId);
+      assert.equal(status?.phase, "Failed");
+      assert.equal(status?.failure?.code, "SUTRA.DEPLOY.LINT_FAILED");
+      assert.match(status!.failure!.detail, /carrier-pigeon/);
+      assert.equal(service.registry.list().length, 0);
+      // Refusing the same bytes again keeps one failed row.
+      await refusal(service.deploy(bad.bytes));
+      const { rows } = await db.query<{ n: number }>("select count(*)::int as n from deployments");
+      assert.equal(rows[0].n, 1);
+    }),
+);
+
+eachDatabase(
+  "a tampered or malformed archive is refused and nothing is stored",
+  (db) =>
+    withService(db, async (service) => {
+      const a = await sealRevision();
+      const tampered = a.bytes.slice();
+      // Flip a byte inside the stored (uncompressed or deflated) payload area.
+      tampered[200] ^= 0xff;
+      for (const bytes of [tampered, new TextEncoder().encode("not a zip")]) {
+        const error = await refusal(service.deploy(bytes));
+        assert.equal(error.status, 400);
+        assert.ok(error.diagnostics.every((d) => d.code.startsWith("SUTRA.")));
+        assert.ok(error.diagnostics.length > 0);
+      }
+      const { rows } = await db.query<{ n: number }>("select count(*)::int as n from deployments");
+      assert.equal(rows[0].n, 0);
+    }),
+);
+
+eachDatabase("boot loads the active and draining set from the database", async (db) => {
+  await migrateRuntime(db);
+  const a = await sealRevision("Hello");
+  const b = await sealRevision("Hello again");
+  const first = await serviceOn(db);
+  await first.deploy(a.bytes);
+  await first.deploy(b.bytes);
+  await first.close();
+
+  const second = await serviceOn(db);
+  try {
+    assert.deepEqual(
+      second.registry.list().map((d) => [d.deploymentId, d.status]),
+      [[b.deploymentId, "active"], [a.deploymentId, "draining"]],
+    );
+    assert.ok(second.registry.get(a.deploymentId)?.plans.has("hello"));
+  } finally {
+    await second.close();
+  }
+});
+
+eachDatabase(
+  "async deploy answers Pending and settles to Active",
+  (db) =>
+    withService(db, async (service) => {
+      const a = await sealRevision();
+      const pending = await service.deploy(a.bytes, { async: true });
+      assert.equal(pending.phase, "Pending");
+      assert.equal((await service.status(a.deploymentId))?.phase, "Pending");
+      for (let i = 0; i < 200 && (await service.status(a.deploymentId))?.phase === "Pending"; i++) {
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      assert.equal((await service.status(a.deploymentId))?.phase, "Active");
+      assert.equal((await service.deploy(a.bytes, { async: true })).phase, "Active");
+    }),
+);
+
+eachDatabase(
+  "async deploy of a failing package settles to Failed",
+  (db) =>
+    withService(db, async (service) => {
+      const bad = await sealLintFailure();
+      assert.equal((await service.deploy(bad.bytes, { async: true })).phase, "Pending");
+      for (
+        let i = 0;
+        i < 200 && (await service.status(bad.deploymentId))?.phase === "Pending";
+        i++
+      ) {
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      const status = await service.status(bad.deploymentId);
+      assert.equal(status?.phase, "Failed");
+      assert.equal(status?.failure?.code, "SUTRA.DEPLOY.LINT_FAILED");
+    }),
+);
+
+eachDatabase("a tenant-scoped engine refuses another tenant's archive", async (db) => {
+  await migrateRuntime(db);
+  const service = await serviceOn(db, { tenant: "globex" });
+  try {
+    const error = await refusal(service.deploy((await sealRevision()).bytes));
+    assert.equal(error.status, 422);
+    assert.equal(error.diagnostics[0].code, "SUTRA.DEPLOY.TENANT_MISMATCH");
+    const { rows } = await db.query<{ n: number }>("select count(*)::int as n from deployments");
+    assert.equal(rows[0].n, 0);
+  } finally {
+    await service.close();
+  }
+});
+
+eachDatabase(
+  "another replica converges on a deploy through NOTIFY",
+  async (db) => {
+    await migrateRuntime(db);
+    const one = await serviceOn(db);
+    const two = await serviceOn(db);
+    try {
+      const a = await sealRevision();
+      const changed = new Promise<void>((resolve) => two.registry.subscribe(resolve));
+      await one.deploy(a.bytes);
+      await changed;
+      assert.equal(two.registry.get(a.deploymentId)?.status, "active");
+    } finally {
+      await one.close();
+      await two.close();
+    }
+  },
+);
+
+eachDatabase(
+  "concurrent deploys into one slot leave exactly one active revision",
+  (db) =>
+    withService(db, async (service) => {
+      const revisions = await Promise.all(["r1", "r2", "r3"].map((r) => sealRevision(r)));
+      const results = await Promise.all(revisions.map((r) => service.deploy(r.bytes)));
+      assert.ok(results.every((r) => r.phase === "Active"));
+      const { rows } = await db.query<{ status: string; n: number }>(
+        "select status, count(*)::int as n from deployments group by status order by status",
+      );
+      assert.deepEqual(rows, [{ status: "active", n: 1 }, { status: "draining", n: 2 }]);
+      const listed = service.registry.list();
+      assert.equal(listed.filter((d) => d.status === "active").length, 1);
+      assert.equal(listed.length, 3);
+    }),
+);
+
+Deno.test("the sweep timer retires a quiescent draining revision on its own", async () => {
+  const db = await openDatabase(MEMORY_URL);
+  await migrateRuntime(db);
+  const config = await configOf({ SUTRA_DEPLOYMENTS_SWEEP_INTERVAL: "PT0.05S" });
+  const { logger } = recordingLogger();
+  const service = createDeploymentService({
+    db,
+    logger,
+    clock: new ManualClock("2026-01-01T00:00:00Z"),
+    config,
+    admin: await createAdminGate({ config, logger, env: {} }),
+    transports: TRANSPORTS,
+  });
+  try {
+    await service.boot();
+    const a = await sealRevision();
+    await service.deploy(a.bytes);
+    await service.undeploy(SLOT);
+    for (let i = 0; i < 100 && service.registry.list().length > 0; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal((await service.status(a.deploymentId))?.phase, "Retired");
+    assert.equal(service.registry.list().length, 0);
+  } finally {
+    await service.close();
+    await db.close();
+  }
+});
+
+eachDatabase("a stored deployment this build cannot load is logged and not served", async (db) => {
+  await migrateRuntime(db);
+  const first = await serviceOn(db);
+  const a = await sealRevision();
+  await first.deploy(a.bytes);
+  await first.close();
+
+  const config = await configOf();
+  const { logger, lines } = recordingLogger();
+  // A build that links no http transport cannot run the fixture's channel.
+  const second = createDeploymentService({
+    db,
+    logger,
+    clock: new ManualClock(0),
+    config,
+    admin: await createAdminGate({ config, logger, env: {} }),
+    sweepIntervalMs: 0,
+  });
+  try {
+    await second.boot();
+    assert.equal(second.registry.list().length, 0);
+    const failure = lines().find((l) => l.code === "SUTRA.DEPLOY.LOAD_FAILED");
+    assert.equal(failure?.deploymentId, a.deploymentId);
+    assert.equal((await second.status(a.deploymentId))?.phase, "Active", "the row is untouched");
+  } finally {
+    await second.close();
+  }
+});

@@ -1,0 +1,104 @@
+/**
+ * The book's approval-hold scenario against a real engine over HTTP, on
+ * embedded PGlite and on the tier-2 PostgreSQL server: park, duplicate
+ * refused, relay resume on the decision channel, alias retired, an
+ * uncorrelated relay refused with every parked instance untouched.
+ */
+import assert from "node:assert/strict";
+import type { RunningEngine } from "../../engine/runtime/mod.ts";
+import { tier2Test, withServerDatabase } from "../support/test_database.ts";
+import { bootEngine, codeOf, get, post, sealDir } from "./support.ts";
+
+const KEY = { "x-api-key": "approval-demo-key" };
+const request = (e2e: string) => ({ ApprovalRequest: { E2EId: e2e, Amount: "1500.00" } });
+const decision = (e2e: string, verdict = "APPROVE") => ({
+  ApprovalDecision: { E2EId: e2e, Decision: verdict },
+});
+
+async function snapshotOf(engine: RunningEngine, id: string) {
+  const { rows } = await engine.database.query<{ snapshot: Uint8Array; status: string }>(
+    "select snapshot, status from instances where instance_id = $1",
+    [id],
+  );
+  return rows[0];
+}
+
+async function scenario(engine: RunningEngine): Promise<void> {
+  await engine.deployments.deploy(await sealDir("examples/approval-hold/package"));
+
+  // 1. Park: 200, no business reply, the instance waits with its alias recorded.
+  const parked = await post(engine, "/channels/approval-request", request("E2E-1"), KEY);
+  assert.equal(parked.status, 200, JSON.stringify(parked.body));
+  const [instance] = parked.body.instances as { instanceId: string; status: string }[];
+  assert.equal(instance.status, "WAITING");
+  const other = await post(engine, "/channels/approval-request", request("E2E-2"), KEY);
+  const otherId = (other.body.instances as { instanceId: string }[])[0].instanceId;
+  const byAlias = await get(engine, "/admin/instances/by-alias/e2eId/E2E-1");
+  assert.equal(byAlias.status, 200);
+  assert.deepEqual(
+    (byAlias.body.instances as { instanceId: string }[]).map((i) => i.instanceId),
+    [instance.instanceId],
+  );
+
+  // 2. A second request with the same E2EId while parked is refused; nothing is written.
+  const duplicate = await post(engine, "/channels/approval-request", request("E2E-1"), KEY);
+  assert.equal(duplicate.status, 409);
+  assert.equal(codeOf(duplicate), "SUTRA.RUNTIME.ALIAS.DUPLICATE");
+  const { rows: count } = await engine.database.query<{ n: number }>(
+    "select count(*)::int as n from instances",
+  );
+  assert.equal(count[0].n, 2);
+
+  // 5 (before 3, so the parked instances are there to be left untouched):
+  // a decision for an unknown E2EId is refused and changes nothing.
+  const before = await snapshotOf(engine, instance.instanceId);
+  const beforeOther = await snapshotOf(engine, otherId);
+  const stray = await post(engine, "/channels/approval-decision", decision("E2E-404"), KEY);
+  assert.equal(stray.status, 404);
+  assert.equal(codeOf(stray), "SUTRA.RUNTIME.RELAY.CORRELATION_NOT_FOUND");
+  assert.deepEqual(await snapshotOf(engine, instance.instanceId), before);
+  assert.deepEqual(await snapshotOf(engine, otherId), beforeOther);
+
+  // 3. The decision on the separate channel resumes the parked instance.
+  const resumed = await post(engine, "/channels/approval-decision", decision("E2E-1"), KEY);
+  assert.equal(resumed.status, 200, JSON.stringify(resumed.body));
+  assert.deepEqual(resumed.body.instances, [{
+    instanceId: instance.instanceId,
+    status: "COMPLETED",
+  }]);
+  const done = await get(engine, `/sutra/instances/${instance.instanceId}`);
+  assert.equal(done.body.status, "COMPLETED");
+  const history = await get(engine, `/admin/instances/${instance.instanceId}/history`);
+  const types = (history.body.events as { type: string }[]).map((e) => e.type);
+  assert.equal(types[0], "instance.started");
+  assert.equal(types.at(-1), "instance.completed");
+
+  // 4. The alias was retired at completion: the same E2EId starts a new instance.
+  const again = await post(engine, "/channels/approval-request", request("E2E-1"), KEY);
+  assert.equal(again.status, 200, JSON.stringify(again.body));
+  assert.notEqual(
+    (again.body.instances as { instanceId: string }[])[0].instanceId,
+    instance.instanceId,
+  );
+  // A second decision for the completed instance's key now reaches the new one only.
+  assert.equal(await snapshotOf(engine, otherId).then((r) => r.status), "RUNNING");
+}
+
+Deno.test("approval-hold over HTTP on embedded PGlite", async () => {
+  const engine = await bootEngine();
+  try {
+    await scenario(engine);
+  } finally {
+    await engine.stop();
+  }
+});
+
+tier2Test("approval-hold over HTTP on PostgreSQL", () =>
+  withServerDatabase(async (_db, target) => {
+    const engine = await bootEngine({ url: target.url, schema: target.schema });
+    try {
+      await scenario(engine);
+    } finally {
+      await engine.stop();
+    }
+  }));

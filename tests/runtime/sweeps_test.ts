@@ -1,0 +1,78 @@
+/**
+ * Leases and the sweeps: one holder per role until it lapses, stuck claims
+ * released by age, terminal instances purged after retention while FAILED
+ * ones stay.
+ */
+import assert from "node:assert/strict";
+import { type Database, ENGINE_MIGRATIONS, migrate } from "../../engine/persistence/mod.ts";
+import { releaseLease, tryLease } from "../../engine/runtime/leases.ts";
+import { purgeExpired, releaseStuckClaims } from "../../engine/runtime/sweeps/mod.ts";
+import { eachDatabase } from "../support/test_database.ts";
+
+eachDatabase(
+  "leases: one holder per role; renewal keeps it, expiry or release hands it on",
+  async (db) => {
+    await migrate(db, ENGINE_MIGRATIONS);
+    assert.equal(await tryLease(db, { role: "sweeps", owner: "a" }), true);
+    assert.equal(await tryLease(db, { role: "sweeps", owner: "b" }), false);
+    assert.equal(await tryLease(db, { role: "sweeps", owner: "a" }), true);
+    assert.equal(await tryLease(db, { role: "retention", owner: "b" }), true);
+    await db.query(
+      "update leases set expires_at = now() - interval '1 second' where role = 'sweeps'",
+    );
+    assert.equal(await tryLease(db, { role: "sweeps", owner: "b" }), true);
+    await releaseLease(db, { role: "sweeps", owner: "b" });
+    assert.equal(await tryLease(db, { role: "sweeps", owner: "a" }), true);
+  },
+);
+
+async function instance(
+  db: Database,
+  id: string,
+  status: string,
+  extra: { owner?: string; claimedAgo?: string; endedAgo?: string } = {},
+): Promise<void> {
+  await db.query(
+    `insert into instances (instance_id, deployment_id, process_id, status, snapshot, owner,
+       claimed_at, ended_at)
+     values ($1, 'd', 'p', $2, '\\x00', $3,
+       case when $4::text is null then null else now() - $4::interval end,
+       case when $5::text is null then null else now() - $5::interval end)`,
+    [id, status, extra.owner ?? null, extra.claimedAgo ?? null, extra.endedAgo ?? null],
+  );
+  await db.query(
+    "insert into audit_events (instance_id, seq, event_type, at) values ($1, 1, 'instance.started', now())",
+    [id],
+  );
+}
+
+eachDatabase(
+  "sweeps: stuck claims are released by age; retention purges ended instances",
+  async (db) => {
+    await migrate(db, ENGINE_MIGRATIONS);
+    await instance(db, "stuck", "RUNNING", { owner: "dead/lane-0", claimedAgo: "10 minutes" });
+    await instance(db, "busy", "RUNNING", { owner: "live/lane-1", claimedAgo: "1 second" });
+    await instance(db, "old-done", "COMPLETED", { endedAgo: "8 days" });
+    await instance(db, "new-done", "COMPLETED", { endedAgo: "1 day" });
+    await instance(db, "old-failed", "FAILED", { endedAgo: "30 days" });
+
+    assert.equal(await releaseStuckClaims(db, 300_000), 1);
+    const { rows: owners } = await db.query<{ instance_id: string; owner: string | null }>(
+      "select instance_id, owner from instances where instance_id in ('stuck', 'busy') order by 1",
+    );
+    assert.deepEqual(owners, [
+      { instance_id: "busy", owner: "live/lane-1" },
+      { instance_id: "stuck", owner: null },
+    ]);
+
+    assert.equal(await purgeExpired(db, 7 * 86_400_000), 1);
+    const { rows: left } = await db.query<{ instance_id: string }>(
+      "select instance_id from instances order by 1",
+    );
+    assert.deepEqual(left.map((r) => r.instance_id), ["busy", "new-done", "old-failed", "stuck"]);
+    const { rows: history } = await db.query<{ n: number }>(
+      "select count(*)::int as n from audit_events where instance_id = 'old-done'",
+    );
+    assert.equal(history[0].n, 0);
+  },
+);
