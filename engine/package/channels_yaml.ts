@@ -9,20 +9,11 @@
 import { type Diagnostic, diagnostic } from "../core/diagnostic.ts";
 import { parseYaml, type YamlFile } from "./_yaml.ts";
 import { checkYaml, type Spec } from "./_yaml_schema.ts";
+import type { AckMode, ChannelAuthSpec } from "../core/transport.ts";
 import { CHANNELS_YAML } from "./layout.ts";
 
-/** How a channel authenticates inbound callers. */
-export type ChannelAuth =
-  | { readonly scheme: "none" }
-  | {
-    readonly scheme: "apikey";
-    readonly apikey: { readonly value: string; readonly header: string };
-  }
-  | {
-    readonly scheme: "basic";
-    readonly basic: { readonly username: string; readonly password: string };
-  }
-  | { readonly scheme: "bearer"; readonly bearer: { readonly token: string } };
+/** How a channel authenticates inbound callers (the transport SPI's shape). */
+export type ChannelAuth = ChannelAuthSpec;
 
 /** One channel declaration. */
 export interface ChannelDecl {
@@ -35,7 +26,7 @@ export interface ChannelDecl {
   readonly bind?: string;
   /** `urn:sutra:codec:<name>` or a package codec URN (`urn:transfer`). */
   readonly codec?: string;
-  readonly ackMode?: "on-persist" | "on-complete";
+  readonly ackMode?: AckMode;
   readonly cloudeventsMode?: "none" | "binary" | "structured";
   /** Fan a message out to every subscribing process instead of exactly one. */
   readonly broadcast: boolean;
