@@ -86,7 +86,9 @@ function issueDiagnostic(i: Issue, channel: string): Diagnostic {
   if (i.value !== undefined && i.value !== null) attributes.value = i.value;
   if (i.line !== undefined) attributes.line = i.line;
   if (i.column !== undefined) attributes.column = i.column;
-  return diagnostic(i.code, i.message, { severity: i.severity, attributes });
+  // A validator's reason code is the package author's own vocabulary, passed
+  // on as written; only engine-made diagnostics must be SUTRA-shaped.
+  return { code: i.code, severity: i.severity, message: i.message, attributes };
 }
 
 /** Stage 2: the codec's verdict; a FATAL decode is refused with its issues. */

@@ -155,6 +155,25 @@ Deno.test("reject mode refuses the message with every issue; error mode raises t
   assert.equal(defaulted.errorCode, "SUTRA.VALIDATE.AMOUNT");
 });
 
+Deno.test("reject mode passes a package's own reason codes through as written", async () => {
+  const chain = compileValidatorChain([complex("amount.srl")], {
+    files: packageFiles({
+      "rules/amount.srl": SRL.replace('"SUTRA.VALIDATE.AMOUNT"', '"ORDER-17"'),
+    }),
+    variable: "payload",
+    uri: "p.bpmn",
+  }).chain!;
+  const rejected = await screenInbound(await admitted({ amount: -1 }), {
+    source: { ...payloadSource("reject"), chain },
+    clock,
+  });
+  assert.ok(rejected.kind === "reject");
+  assert.deepEqual(rejected.diagnostics.map((d) => d.code), [
+    "SUTRA.INBOUND.VALIDATION_REJECTED",
+    "ORDER-17",
+  ]);
+});
+
 Deno.test("the observed copy is redacted; a failing redactor masks it all", async () => {
   const redactors = new Registry<Redactor>("redactor");
   redactors.register({ name: "cards", locate: () => [{ path: "/card", reason: "pan" }] });
