@@ -6,7 +6,8 @@
  * @module
  */
 import type { InboundDelivery } from "../../core/transport.ts";
-import type { Queryable } from "../../persistence/mod.ts";
+import { newId } from "../../core/ids.ts";
+import type { Database, Queryable } from "../../persistence/mod.ts";
 
 /** A captured message. */
 export interface Capture {
@@ -53,4 +54,39 @@ export async function dropCaptured(
       where tenant = $1 and channel = $2 and event_id = $3 and state = 'pending'`,
     [m.tenant, m.channel, m.eventId],
   );
+}
+
+/** The incident a consumed execution failure leaves behind. */
+export interface FailureIncident {
+  readonly instanceId?: string;
+  readonly deploymentId: string;
+  readonly code: string;
+  readonly detail: string;
+}
+
+/**
+ * Consumes a captured message whose run failed: it is marked done so it is
+ * never redriven, and the failure is recorded as an incident — both or
+ * neither, so a crash between them cannot lose the record.
+ */
+export async function consumeFailedCapture(
+  db: Database,
+  m: { tenant: string; channel: string; eventId: string },
+  incident: FailureIncident,
+): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.query(
+      `insert into incidents (tenant, incident_id, instance_id, deployment_id, code, detail)
+       values ($1, $2, $3, $4, $5, $6)`,
+      [
+        m.tenant,
+        newId(),
+        incident.instanceId ?? null,
+        incident.deploymentId,
+        incident.code,
+        incident.detail,
+      ],
+    );
+    await dropCaptured(tx, m);
+  });
 }

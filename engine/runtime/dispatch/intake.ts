@@ -5,9 +5,10 @@
  * 1. {@link resolveChannel} — the channel the message arrived on;
  * 2. `admitInbound` — the payload cap, then the channel's codec;
  * 3. {@link resolveRoutes} — the start subscriptions for the message type, else the relays;
- * 4. {@link screenRoute} — the consuming `q:source`'s validators and `q:onValidation`;
- * 5. {@link captureInbound} — on-persist only: the message is stored, the caller gets 202;
- * 6. {@link correlate} — a relay's `q:alias` values against the live aliases;
+ * 4. {@link consumerOf} — the consuming node: the first start route, or the
+ *    relay route whose `q:alias` values match a live alias ({@link correlate});
+ * 5. {@link screenRoute} — that node's `q:source` validators and `q:onValidation`;
+ * 6. {@link captureInbound} — on-persist only: the message is stored, the caller gets 202;
  * 7. {@link runStart} / {@link runResume} — on the instance's lane: claim, step, commit;
  * 8. {@link settle} — the outcome, with the `q:reply` body for on-complete callers.
  *
@@ -16,7 +17,7 @@
 import { formatFeel } from "../../../lang/feel/mod.ts";
 import type { Clock } from "../../core/clock.ts";
 import type { Decoded } from "../../core/codec.ts";
-import { diagnostic } from "../../core/diagnostic.ts";
+import { type Diagnostic, diagnostic } from "../../core/diagnostic.ts";
 import { newId } from "../../core/ids.ts";
 import type { Logger } from "../../core/log.ts";
 import type { Registry } from "../../core/registry.ts";
@@ -31,6 +32,7 @@ import {
   type InboundMessage,
   type InstanceState,
   step,
+  type StepInput,
 } from "../../executor/mod.ts";
 import {
   admitInbound,
@@ -50,7 +52,7 @@ import {
   type Route,
 } from "./channels.ts";
 import { LaneFullError, type Lanes } from "./lanes.ts";
-import { type Capture, dropCaptured, storeCapture } from "./inbox.ts";
+import { type Capture, consumeFailedCapture, dropCaptured, storeCapture } from "./inbox.ts";
 import { commitResult } from "./commit.ts";
 import { portsFor } from "./ports.ts";
 import { type DedupKey, dedupKeyOf, earlierDelivery } from "./dedup.ts";
@@ -69,16 +71,32 @@ export interface DispatcherOptions {
   readonly capBytes: number;
 }
 
-// Refusals a later redrive may get past.
+// Refusals a later redrive may get past; "failed" only for an idempotent process (see redrives).
 const RETRYABLE: ReadonlySet<RefusalClass> = new Set(["retry", "overloaded", "failed"]);
+
+/** What one run of a delivery got as far as: the node it was for, once known. */
+interface Attempt {
+  consumer?: { readonly route: Route; readonly instanceId?: string };
+}
+
+/** The node a message is for: a relay's carries the instance it correlated with. */
+export type Consumer =
+  | { readonly role: "start"; readonly routes: readonly Route[] }
+  | { readonly role: "relay"; readonly route: Route; readonly instanceId: string };
+
+/** What screening decided: run with these variables, raising `raise` at the node when set. */
+export interface Admitted {
+  readonly kind: "accept";
+  readonly variables: Readonly<Record<string, unknown>>;
+  /** The BPMN error code `q:onValidation mode="error"` raises. */
+  readonly raise?: string;
+}
 
 /** A message that passed intake and is ready to run. */
 interface Screened {
   readonly channel: ChannelEntry;
-  readonly routes: readonly Route[];
-  readonly role: "start" | "relay";
   readonly message: InboundMessage;
-  readonly variables: Readonly<Record<string, unknown>>;
+  readonly admitted: Admitted;
 }
 
 /** A refusal: nothing was written. */
@@ -144,12 +162,12 @@ function chainOf(route: Route): ValidatorChain {
   return chain;
 }
 
-/** Stage 4: the consuming source's validators; a reject refuses the message. */
+/** Stage 5: the consuming source's validators; a reject refuses the message. */
 export async function screenRoute(
   route: Route,
   admitted: Parameters<typeof screenInbound>[0],
   clock: Clock,
-): Promise<{ kind: "accept"; variables: Readonly<Record<string, unknown>> } | DeliveryOutcome> {
+): Promise<Admitted | DeliveryOutcome> {
   const s = route.subscription;
   const source: IntakeSource = {
     variable: s.variable,
@@ -163,32 +181,55 @@ export async function screenRoute(
     return { kind: "refused", refusal: "rejected", diagnostics: verdict.diagnostics };
   }
   // The payload itself is bound by the executor from the message; validation rides along.
-  return { kind: "accept", variables: { validation: verdict.validation } };
+  const variables = { validation: verdict.validation };
+  return verdict.kind === "error"
+    ? { kind: "accept", variables, raise: verdict.errorCode }
+    : { kind: "accept", variables };
 }
 
-/** Every live instance a relay's aliases point at, first match first. */
+/** The first live instance a relay route's aliases point at, with that route. */
 export async function correlate(
   db: Database,
-  screened: Screened,
+  tenant: string,
+  routes: readonly Route[],
+  message: InboundMessage,
 ): Promise<{ route: Route; instanceId: string } | undefined> {
-  for (const route of screened.routes) {
+  for (const route of routes) {
     const s = route.subscription;
     for (const alias of s.aliases) {
       const r = alias.expression.compiled.evaluate({
-        [s.variable]: screened.message.payload,
-        header: screened.message.headers ?? {},
+        [s.variable]: message.payload,
+        header: message.headers ?? {},
       });
       if (r.diagnostics !== undefined || r.value === null) continue;
       const value = typeof r.value === "string" ? r.value : formatFeel(r.value);
-      const [instanceId] = await instancesByAlias(db, {
-        tenant: screened.channel.tenant,
-        name: alias.name,
-        value,
-      });
+      const [instanceId] = await instancesByAlias(db, { tenant, name: alias.name, value });
       if (instanceId !== undefined) return { route, instanceId };
     }
   }
   return undefined;
+}
+
+/**
+ * Stage 4: the consuming node. A relay correlates before it is screened so
+ * that the node it resumes judges it with its own validators, not those of
+ * whichever candidate happens to come first.
+ */
+export async function consumerOf(
+  db: Database,
+  channel: ChannelEntry,
+  resolved: { role: "start" | "relay"; routes: readonly Route[] },
+  message: InboundMessage,
+): Promise<Consumer | DeliveryOutcome> {
+  if (resolved.role === "start") return { role: "start", routes: resolved.routes };
+  const found = await correlate(db, channel.tenant, resolved.routes, message);
+  if (found) return { role: "relay", ...found };
+  return refused(
+    "not-found",
+    "SUTRA.RUNTIME.RELAY.CORRELATION_NOT_FOUND",
+    `no parked instance matches the message's correlation on channel '${channel.decl.name}'`,
+    { channel: channel.decl.name },
+  );
 }
 
 /** Runs inbound messages through the pipeline. */
@@ -230,11 +271,18 @@ export class Dispatcher {
   /**
    * Runs a captured on-persist message (right after capture, or after a
    * restart). A permanent refusal retires the capture; a retryable one
-   * leaves it pending for the next redrive.
+   * leaves it pending for the next redrive; a failed run is retried or
+   * consumed with an incident as `q:process idempotent` says ({@link redrives}).
    */
   async runCaptured(capture: Capture): Promise<DeliveryOutcome> {
-    const outcome = await this.#guarded(capture.delivery, capture);
-    if (outcome.kind === "refused" && RETRYABLE.has(outcome.refusal)) return outcome;
+    const attempt: Attempt = {};
+    const outcome = await this.#guarded(capture.delivery, capture, attempt);
+    if (outcome.kind === "refused" && redrives(outcome.refusal, attempt)) return outcome;
+    const row = { ...capture, channel: capture.delivery.channel };
+    if (outcome.kind === "refused" && outcome.refusal === "failed" && attempt.consumer) {
+      await this.#consumeFailure(row, outcome.diagnostics, attempt.consumer);
+      return outcome;
+    }
     if (outcome.kind === "refused") {
       this.#o.logger.warn("a captured message was refused when it ran", {
         code: outcome.diagnostics[0]?.code,
@@ -243,13 +291,39 @@ export class Dispatcher {
       });
     }
     // Refused for good, or answered from an earlier delivery: either way it is settled.
-    await dropCaptured(this.#o.db, { ...capture, channel: capture.delivery.channel });
+    await dropCaptured(this.#o.db, row);
     return outcome;
   }
 
-  async #guarded(delivery: InboundDelivery, capture?: Capture): Promise<DeliveryOutcome> {
+  /** A non-idempotent process's failed run: consumed, with an incident, never blindly re-run. */
+  async #consumeFailure(
+    row: { tenant: string; channel: string; eventId: string },
+    diagnostics: readonly Diagnostic[],
+    consumer: NonNullable<Attempt["consumer"]>,
+  ): Promise<void> {
+    const code = diagnostics[0]?.code ?? "SUTRA.RUNTIME.UNEXPECTED";
+    const detail = diagnostics[0]?.message ?? "the message could not be processed";
+    await consumeFailedCapture(this.#o.db, row, {
+      instanceId: consumer.instanceId,
+      deploymentId: consumer.route.deployment.deploymentId,
+      code,
+      detail,
+    });
+    this.#o.logger.warn("a captured message failed on a non-idempotent process; consumed", {
+      code,
+      channel: row.channel,
+      eventId: row.eventId,
+      ...(consumer.instanceId ? { instanceId: consumer.instanceId } : {}),
+    });
+  }
+
+  async #guarded(
+    delivery: InboundDelivery,
+    capture?: Capture,
+    attempt: Attempt = {},
+  ): Promise<DeliveryOutcome> {
     try {
-      return await this.#intake(delivery, capture);
+      return await this.#intake(delivery, capture, attempt);
     } catch (error) {
       this.#o.logger.error("intake failed unexpectedly", {
         code: "SUTRA.RUNTIME.UNEXPECTED",
@@ -262,7 +336,8 @@ export class Dispatcher {
 
   async #intake(
     delivery: InboundDelivery,
-    receipt?: Capture,
+    receipt: Capture | undefined,
+    attempt: Attempt,
   ): Promise<DeliveryOutcome> {
     const channel = resolveChannel(this.#table, delivery.channel);
     if ("kind" in channel) return channel;
@@ -283,33 +358,33 @@ export class Dispatcher {
     }
     const resolved = resolveRoutes(channel, admission.decoded);
     if ("kind" in resolved) return resolved;
-    const screening = await screenRoute(resolved.routes[0], admission, this.#o.clock);
-    if (screening.kind !== "accept") return screening;
-    const screened: Screened = {
-      channel,
-      routes: resolved.routes,
-      role: resolved.role,
-      message: {
-        payload: admission.decoded.payload,
-        headers: delivery.headers,
-        messageType: admission.decoded.messageType,
-      },
-      variables: screening.variables,
+    const message: InboundMessage = {
+      payload: admission.decoded.payload,
+      headers: delivery.headers,
+      messageType: admission.decoded.messageType,
     };
+    const consumer = await consumerOf(this.#o.db, channel, resolved, message);
+    if ("kind" in consumer) return consumer;
+    const screenOn = consumer.role === "start" ? consumer.routes[0] : consumer.route;
+    attempt.consumer = consumer.role === "start" ? { route: screenOn } : consumer;
+    const admitted = await screenRoute(screenOn, admission, this.#o.clock);
+    if (admitted.kind !== "accept") return admitted;
+    const screened: Screened = { channel, message, admitted };
     if (channel.ackMode === "on-persist" && !receipt) {
       return await captureInbound(this.#o.db, channel, delivery, (c) => this.runCaptured(c));
     }
-    return screened.role === "start"
-      ? await this.#starts(screened, receipt)
-      : await this.#relay(screened, receipt);
+    return consumer.role === "start"
+      ? await this.#starts(screened, consumer.routes, receipt)
+      : await this.#relay(screened, consumer, receipt);
   }
 
   async #starts(
     screened: Screened,
+    routes: readonly Route[],
     receipt?: Capture,
   ): Promise<DeliveryOutcome> {
     const outcomes: DeliveryOutcome[] = [];
-    for (const route of screened.routes) {
+    for (const route of routes) {
       const dedup = dedupKeyOf(route, screened.message, this.#scope(screened));
       const earlier = dedup && await earlierDelivery(this.#o.db, dedup);
       if (earlier) {
@@ -329,17 +404,9 @@ export class Dispatcher {
 
   async #relay(
     screened: Screened,
+    found: { route: Route; instanceId: string },
     receipt?: Capture,
   ): Promise<DeliveryOutcome> {
-    const found = await correlate(this.#o.db, screened);
-    if (!found) {
-      return refused(
-        "not-found",
-        "SUTRA.RUNTIME.RELAY.CORRELATION_NOT_FOUND",
-        `no parked instance matches the message's correlation on channel '${screened.channel.decl.name}'`,
-        { channel: screened.channel.decl.name },
-      );
-    }
     const dedup = dedupKeyOf(found.route, screened.message, this.#scope(screened));
     const earlier = dedup && await earlierDelivery(this.#o.db, dedup);
     if (earlier) return { kind: "settled", instances: [earlier] };
@@ -369,7 +436,19 @@ export class Dispatcher {
   }
 }
 
-/** Stage 5: stores an on-persist message and answers once it is durable. */
+/**
+ * Whether a refused capture stays pending for another run. Lost races and
+ * full lanes always do. An execution failure does only when the consuming
+ * process is `q:process idempotent="true"`: re-running any other process
+ * could repeat what it already did, so its message is consumed instead.
+ */
+function redrives(refusal: RefusalClass, attempt: Attempt): boolean {
+  if (refusal !== "failed" || !attempt.consumer) return RETRYABLE.has(refusal);
+  const { route } = attempt.consumer;
+  return route.plan.processById.get(route.subscription.process)?.idempotent ?? false;
+}
+
+/** Stage 6: stores an on-persist message and answers once it is durable. */
 export async function captureInbound(
   db: Database,
   channel: ChannelEntry,
@@ -401,7 +480,7 @@ export async function runStart(o: DispatcherOptions, w: StartWork): Promise<Deli
     process: route.subscription.process,
     node: route.subscription.nodeId,
     message: screened.message,
-    variables: screened.variables,
+    variables: screened.admitted.variables,
   }, portsFor(route.deployment, o.clock));
   if (r.refusal) return { kind: "refused", refusal: "rejected", diagnostics: [r.refusal] };
   return await commitResult(o, {
@@ -476,11 +555,12 @@ export async function runResume(o: DispatcherOptions, w: ResumeWork): Promise<De
         { instanceId: w.instanceId, node: nodeId },
       );
     }
-    const r = await step(plan, state, {
-      type: "message",
-      wait: wait.id,
-      message: w.screened.message,
-    }, portsFor(deployment, o.clock));
+    const r = await step(
+      plan,
+      state,
+      resumeInput(wait.id, w.screened),
+      portsFor(deployment, o.clock),
+    );
     if (r.refusal) return { kind: "refused", refusal: "rejected", diagnostics: [r.refusal] };
     const outcome = await commitResult(o, {
       tenant: key.tenant,
@@ -497,6 +577,18 @@ export async function runResume(o: DispatcherOptions, w: ResumeWork): Promise<De
   } finally {
     if (!committed) await releaseClaim(o.db, key);
   }
+}
+
+/**
+ * What a relay does at its wait: deliver the message, or, when
+ * `q:onValidation mode="error"` judged it, raise the BPMN error there
+ * instead, so the node's boundaries and the enclosing error event
+ * sub-processes see it exactly as if the task had thrown it.
+ */
+function resumeInput(wait: number, screened: Screened): StepInput {
+  const code = screened.admitted.raise;
+  if (code === undefined) return { type: "message", wait, message: screened.message };
+  return { type: "error", wait, code, message: `the message failed validation (${code})` };
 }
 
 /** Stage 8: one outcome for the caller — the first refusal, else every instance and the first reply. */

@@ -1,0 +1,81 @@
+/**
+ * A relay is judged by the node it correlates with: that node's `q:source`
+ * validators and `q:onValidation`, even when several nodes wait on the
+ * channel. `mode="error"` raises the BPMN error at the waiting node, where a
+ * boundary catches it; uncaught, the instance fails with the code.
+ */
+import assert from "node:assert/strict";
+import type { RunningEngine } from "../../engine/runtime/mod.ts";
+import { bootEngine, codeOf, get, post, sealDir } from "./support.ts";
+
+async function park(engine: RunningEngine, channel: string, ref: string): Promise<string> {
+  const parked = await post(engine, `/channels/${channel}`, { ref });
+  assert.equal(parked.status, 200, JSON.stringify(parked.body));
+  return (parked.body.instances as { instanceId: string }[])[0].instanceId;
+}
+
+async function rowOf(engine: RunningEngine, id: string) {
+  const { rows } = await engine.database.query<
+    { status: string; failure_code: string | null; failure_detail: string | null }
+  >(
+    "select status, failure_code, failure_detail from instances where instance_id = $1",
+    [id],
+  );
+  return rows[0];
+}
+
+async function withEngine(run: (engine: RunningEngine) => Promise<void>): Promise<void> {
+  const engine = await bootEngine();
+  try {
+    await engine.deployments.deploy(await sealDir("tests/fixtures/runtime/validated_hold"));
+    await run(engine);
+  } finally {
+    await engine.stop();
+  }
+}
+
+Deno.test("a relay is validated by the correlated node, not the first candidate", () =>
+  withEngine(async (engine) => {
+    const strict = await park(engine, "vh-strict", "S-1");
+    const lenient = await park(engine, "vh-lenient", "L-1");
+
+    const refused = await post(engine, "/channels/vh-decision", { sref: "S-1", amount: -5 });
+    assert.deepEqual(
+      [refused.status, codeOf(refused)],
+      [422, "SUTRA.INBOUND.VALIDATION_REJECTED"],
+    );
+    assert.equal((await rowOf(engine, strict)).status, "RUNNING");
+
+    // The strict node's validators do not reach the lenient node's relays.
+    const passed = await post(engine, "/channels/vh-decision", { lref: "L-1", amount: -5 });
+    assert.equal(passed.status, 200, JSON.stringify(passed.body));
+    assert.equal((await rowOf(engine, lenient)).status, "COMPLETED");
+  }));
+
+Deno.test('q:onValidation mode="error" raises the BPMN error at the waiting node', () =>
+  withEngine(async (engine) => {
+    const caught = await park(engine, "vh-caught", "C-1");
+    const uncaught = await park(engine, "vh-uncaught", "U-1");
+    const clean = await park(engine, "vh-caught", "C-2");
+
+    const rescued = await post(engine, "/channels/vh-decision", { cref: "C-1", amount: -5 });
+    assert.equal(rescued.status, 200, JSON.stringify(rescued.body));
+    assert.equal((await rowOf(engine, caught)).status, "COMPLETED");
+    const inspected = await get(engine, `/admin/instances/${caught}`);
+    const variables = inspected.body.variables as Record<string, string>;
+    assert.equal(variables.rescued, '"BAD_DECISION"', "the error boundary's path ran");
+
+    // No errorCode on the policy: the first reason code is the BPMN error's code.
+    await post(engine, "/channels/vh-decision", { uref: "U-1", amount: -5 });
+    const failed = await rowOf(engine, uncaught);
+    assert.deepEqual([failed.status, failed.failure_code], [
+      "FAILED",
+      "SUTRA.RUNTIME.ERROR.UNHANDLED",
+    ]);
+    assert.match(failed.failure_detail ?? "", /AMOUNT_NEGATIVE/);
+
+    // A valid decision resumes normally, without the boundary.
+    const ok = await post(engine, "/channels/vh-decision", { cref: "C-2", amount: 5 });
+    assert.equal(ok.status, 200, JSON.stringify(ok.body));
+    assert.equal((await rowOf(engine, clean)).status, "COMPLETED");
+  }));
