@@ -68,11 +68,14 @@ bytes and the same deploymentId.
 
 ## Deploy and call
 
-The channel's API key is a reference (\`env:${f.apiKeyEnv}\`): set it where the
-engine runs, then deploy the archive and send the sample.
+The channel's API key is a reference (\`env:${f.apiKeyEnv}\`) and the engine's
+admin surface needs a key of its own. Export both, start an engine with them
+(from the Sutra checkout:
+\`SUTRA_ADMIN_AUTH_API_KEY=env:SUTRA_ADMIN_API_KEY npx -y deno@2.9.6 task engine\`),
+then deploy the archive and send the sample:
 
 \`\`\`sh
-export ${f.apiKeyEnv}=change-me
+export ${f.apiKeyEnv}=change-me SUTRA_ADMIN_API_KEY=admin-change-me
 sutra deploy deployments/${f.archive} --api --engine-url http://localhost:8080
 curl -sS -X POST http://localhost:8080/channels/${f.channel} \\
   -H 'Content-Type: application/xml' -H "X-Api-Key: $${f.apiKeyEnv}" \\
@@ -98,7 +101,7 @@ function smokeScript(f: PackageFacts, sample: string): string {
 set -euo pipefail
 
 ENGINE_URL="\${ENGINE_URL:-http://localhost:8080}"
-: "\${${f.apiKeyEnv}:?set ${f.apiKeyEnv} to the channel's API key}"
+: "\${${f.apiKeyEnv}:?set ${f.apiKeyEnv} to the API key of the channel}"
 here="$(cd "$(dirname "$0")" && pwd)"
 
 for attempt in $(seq 1 60); do

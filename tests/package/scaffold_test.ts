@@ -1,16 +1,25 @@
 import assert from "node:assert/strict";
 import { readArchiveFile } from "../../engine/package/mod.ts";
-import { COMMAND_NAMES } from "./_cli_entry.ts";
+import { spawnEngine } from "../support/engine_process.ts";
 
-const ENTRY = new URL("./_cli_entry.ts", import.meta.url).pathname;
+const CLI = new URL("../../cli.ts", import.meta.url).pathname;
 const CONFIG = new URL("../../deno.json", import.meta.url).pathname;
+const README_ENGINE = "http://localhost:8080";
 
-/** Runs `sutra <args>` as a process in `cwd`. */
-async function sutra(args: readonly string[], cwd: string) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-q", "-A", "--config", CONFIG, ENTRY, ...args],
-    cwd,
-    env: { DENO_NO_UPDATE_CHECK: "1" },
+interface Ran {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+async function run(command: string, args: readonly string[], options: {
+  cwd: string;
+  env: Record<string, string>;
+}): Promise<Ran> {
+  const out = await new Deno.Command(command, {
+    args: [...args],
+    cwd: options.cwd,
+    env: { DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1", ...options.env },
     stdout: "piped",
     stderr: "piped",
   }).output();
@@ -18,49 +27,87 @@ async function sutra(args: readonly string[], cwd: string) {
   return { code: out.code, stdout: text(out.stdout), stderr: text(out.stderr) };
 }
 
-/** The `sutra …` command lines of the README's shell blocks, continuation lines joined. */
-function readmeCommands(readme: string): string[][] {
+/** Runs `sutra <args>` as a process in `cwd`, the way a user runs the CLI. */
+function sutra(args: readonly string[], cwd: string, env: Record<string, string> = {}) {
+  return run(Deno.execPath(), ["run", "-q", "-A", "--config", CONFIG, CLI, ...args], {
+    cwd,
+    env,
+  });
+}
+
+/** The README's shell lines, continuation lines joined, comments dropped. */
+function readmeLines(readme: string): string[] {
   const lines: string[] = [];
   for (const block of readme.matchAll(/```sh\n([\s\S]*?)```/g)) {
     lines.push(...block[1].replace(/\\\n\s*/g, " ").split("\n"));
   }
-  return lines.filter((l) => l.startsWith("sutra ")).map((l) => l.split(/\s+/).slice(1));
+  return lines.map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("#"));
 }
 
-Deno.test("create app, then the README's lint/package/list/create lines, end to end", async () => {
+/** `export A=1 B=2` → {A: "1", B: "2"}. */
+function exports(line: string): Record<string, string> {
+  return Object.fromEntries(
+    line.slice("export ".length).split(/\s+/).map((pair) => pair.split("=", 2) as [string, string]),
+  );
+}
+
+Deno.test("create app, then every line of its README, against a running engine", async () => {
   const root = await Deno.makeTempDir();
   try {
     const created = await sutra(["create", "app", "demo"], root);
     assert.equal(created.code, 0, created.stderr);
     const app = `${root}/demo`;
-    const commands = readmeCommands(await Deno.readTextFile(`${app}/README.md`));
-    const runnable = commands.filter((c) => COMMAND_NAMES.includes(c[0]));
-    // `sutra deploy` needs a running engine (the runtime's deploy API); every
-    // other README line runs here.
-    assert.deepEqual(commands.filter((c) => !COMMAND_NAMES.includes(c[0])).map((c) => c[0]), [
-      "deploy",
+    const lines = readmeLines(await Deno.readTextFile(`${app}/README.md`));
+    assert.deepEqual(lines.map((l) => l.split(/\s+/).slice(0, 2).join(" ")), [
+      "sutra lint",
+      "sutra package",
+      "sutra deployments",
+      "export DEMO_API_KEY=change-me",
+      "sutra deploy",
+      "curl -sS",
+      "./smoke.sh",
+      "sutra create",
+      "sutra create",
     ]);
-    assert.deepEqual(runnable.map((c) => c.slice(0, 2).join(" ")), [
-      "lint packages/demo-main",
-      "package packages/demo-main",
-      "deployments list",
-      "create bpmn",
-      "create deployment",
-    ]);
-    const results = [];
-    for (const args of runnable) {
-      const r = await sutra(args, app);
-      assert.equal(r.code, 0, `sutra ${args.join(" ")}\n${r.stdout}${r.stderr}`);
-      results.push(r);
+
+    // The engine the README tells the reader to start, with the keys it exports.
+    const env: Record<string, string> = {};
+    for (const line of lines) if (line.startsWith("export ")) Object.assign(env, exports(line));
+    const engine = spawnEngine({
+      cwd: root,
+      env: {
+        ...env,
+        SUTRA_DATASOURCE_URL: "memory://",
+        SUTRA_ADMIN_AUTH_API_KEY: "env:SUTRA_ADMIN_API_KEY",
+      },
+    });
+    try {
+      const url = `http://127.0.0.1:${await engine.started}`;
+      const results: { line: string; ran: Ran }[] = [];
+      for (const line of lines) {
+        if (line.startsWith("export ")) continue;
+        const concrete = line.replaceAll(README_ENGINE, url);
+        const ran = line.startsWith("sutra ")
+          ? await sutra(concrete.split(/\s+/).slice(1), app, env)
+          : await run("bash", ["-c", concrete], { cwd: app, env: { ...env, ENGINE_URL: url } });
+        assert.equal(ran.code, 0, `${line}\n${ran.stdout}${ran.stderr}`);
+        results.push({ line, ran });
+      }
+      const out = (prefix: string) => results.find((r) => r.line.startsWith(prefix))!.ran.stdout;
+      assert.equal(out("sutra lint"), "", "lint is silent on a clean package");
+      const archive = await readArchiveFile(`${app}/deployments/default--demo--1.0.0.sutra`);
+      assert.ok(archive.archive, JSON.stringify(archive.diagnostics));
+      const id = archive.archive.deploymentId;
+      assert.match(out("sutra package"), new RegExp(`deploymentId  ${id}`));
+      assert.match(out("sutra deployments"), new RegExp(`^${id}  default--demo--1\\.0\\.0 `, "m"));
+      assert.match(out("sutra deploy"), new RegExp(id));
+      assert.match(out("curl"), /<status>ACCEPTED<\/status>/);
+      assert.match(out("./smoke.sh"), /smoke: ok/);
+    } finally {
+      engine.kill("SIGTERM");
+      assert.equal((await engine.exited).code, 0);
     }
-    assert.equal(results[0].stdout, "", "lint is silent on a clean package");
-    const archive = await readArchiveFile(`${app}/deployments/default--demo--1.0.0.sutra`);
-    assert.ok(archive.archive, JSON.stringify(archive.diagnostics));
-    assert.match(results[1].stdout, new RegExp(`deploymentId  ${archive.archive.deploymentId}`));
-    assert.match(
-      results[2].stdout,
-      new RegExp(`^${archive.archive.deploymentId}  default--demo--1\\.0\\.0 `, "m"),
-    );
+
     // What the README grew still lints clean, and so does the variant copy.
     for (const dir of ["packages/demo-main", "packages/demo-eu"]) {
       const lint = await sutra(["lint", dir], app);
