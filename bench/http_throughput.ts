@@ -13,14 +13,14 @@
  * configured, in which case every engine line runs on the server (a fresh
  * schema, dropped afterwards). A scenario that sees any non-2xx answer fails.
  *
+ * The HTTP load of every line comes from a separate Deno process (this file
+ * with `--client`, network limited to loopback, killed if it overruns), so
+ * the client never competes with the server for one event loop and the
+ * echo and engine lines pay the same client cost.
+ *
  * @module
  */
-import "../main.ts";
-import { configKeys, createLogger, loadConfig } from "../engine/core/mod.ts";
-import { transports } from "../engine/core/transport.ts";
-import { readPackageDir, sealPackage } from "../engine/package/mod.ts";
-import { openDatabase } from "../engine/persistence/mod.ts";
-import { type RunningEngine, startEngine } from "../engine/runtime/mod.ts";
+import type { RunningEngine } from "../engine/runtime/mod.ts";
 
 const args = new Map<string, string>();
 for (let i = 0; i < Deno.args.length; i += 2) {
@@ -30,7 +30,19 @@ const seconds = Number(args.get("seconds") ?? 5);
 const concurrency = Number(args.get("concurrency") ?? 16);
 // As many lanes as client connections, so the engine may have as many commits in flight as the raw loop.
 const shards = Number(args.get("shards") ?? concurrency);
-const serverUrl = Deno.env.get("SUTRA_TEST_DATABASE_URL")?.trim() || undefined;
+const client = args.get("client");
+// Loaded only by the measuring process: the client gets loopback network
+// access and nothing else, which the engine's modules would not load with.
+const lib = client ? undefined : {
+  ...await import("../main.ts"),
+  ...await import("../engine/core/mod.ts"),
+  ...await import("../engine/core/transport.ts"),
+  ...await import("../engine/package/mod.ts"),
+  ...await import("../engine/persistence/mod.ts"),
+  ...await import("../engine/runtime/mod.ts"),
+};
+// The client process has no env permission and needs no server URL.
+const serverUrl = client ? undefined : Deno.env.get("SUTRA_TEST_DATABASE_URL")?.trim() || undefined;
 
 /** Runs `op` from `concurrency` workers for `seconds`; resolves to operations per second. */
 async function load(op: (worker: number, i: number) => Promise<void>): Promise<number> {
@@ -57,6 +69,61 @@ async function call(url: string, body: string, headers: Record<string, string> =
   return text;
 }
 
+const QUOTE = '{"item":"widget","quantity":3,"unitPrice":2.5}';
+
+/** The HTTP scenarios the client process runs against a base URL. */
+const scenarios: Record<string, (base: string) => Promise<number>> = {
+  echo: (base) => load(() => call(`${base}/echo`, QUOTE).then(() => {})),
+  quote: (base) => load(() => call(`${base}/channels/quote-request`, QUOTE).then(() => {})),
+  pairs: (base) => {
+    const key = { "x-api-key": "approval-demo-key" };
+    return load(async (w, i) => {
+      const e2e = `B-${w}-${i}-${crypto.randomUUID().slice(0, 8)}`;
+      await call(
+        `${base}/channels/approval-request`,
+        JSON.stringify({ ApprovalRequest: { E2EId: e2e, Amount: "10.00" } }),
+        key,
+      );
+      await call(
+        `${base}/channels/approval-decision`,
+        JSON.stringify({ ApprovalDecision: { E2EId: e2e, Decision: "APPROVE" } }),
+        key,
+      );
+    });
+  },
+};
+
+/** Runs `scenario` against `base` in a child process; resolves to operations per second. */
+async function remoteLoad(scenario: string, base: string): Promise<number> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-q",
+      "--allow-net=127.0.0.1",
+      new URL(import.meta.url).pathname,
+      "--client",
+      scenario,
+      "--base",
+      base,
+      "--seconds",
+      String(seconds),
+      "--concurrency",
+      String(concurrency),
+    ],
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  // Startup plus the load itself; a wedged client must not hang the bench.
+  const overrun = setTimeout(() => child.kill("SIGKILL"), (seconds + 60) * 1000);
+  try {
+    const { success, stdout } = await child.output();
+    if (!success) throw new Error(`the ${scenario} client failed`);
+    return Number(new TextDecoder().decode(stdout).trim());
+  } finally {
+    clearTimeout(overrun);
+  }
+}
+
 function line(scenario: string, perSecond: number, extra: Record<string, unknown> = {}): void {
   console.log(JSON.stringify({
     bench: "http_throughput",
@@ -75,10 +142,7 @@ async function bareEcho(): Promise<number> {
     async (r) => new Response(await r.text(), { headers: { "content-type": "application/json" } }),
   );
   try {
-    const url = `http://127.0.0.1:${server.addr.port}/echo`;
-    return await load(() =>
-      call(url, '{"item":"widget","quantity":3,"unitPrice":2.5}').then(() => {})
-    );
+    return await remoteLoad("echo", `http://127.0.0.1:${server.addr.port}`);
   } finally {
     await server.shutdown();
   }
@@ -92,17 +156,22 @@ async function engine(schema: string | undefined): Promise<RunningEngine> {
     SUTRA_ENGINE_SHARDS: String(shards),
     ...(schema ? { SUTRA_DATASOURCE_SCHEMA: schema } : {}),
   };
-  const config = await loadConfig({ env, cwd: "/nonexistent-sutra-dir", registry: configKeys });
-  const running = await startEngine({
+  const config = await lib!.loadConfig({
+    env,
+    cwd: "/nonexistent-sutra-dir",
+    registry: lib!.configKeys,
+  });
+  const running = await lib!.startEngine({
     config,
     env,
-    logger: createLogger("engine", { filter: "error", write: () => {} }),
+    logger: lib!.createLogger("engine", { filter: "error", write: () => {} }),
   });
   for (const name of ["quote-reply", "approval-hold"]) {
-    const read = await readPackageDir(
+    const read = await lib!.readPackageDir(
       new URL(`../examples/${name}/package`, import.meta.url).pathname,
     );
-    const sealed = read.files && await sealPackage(read.files, { transports });
+    const sealed = read.files &&
+      await lib!.sealPackage(read.files, { transports: lib!.transports });
     if (!sealed?.archive) {
       const found = [...read.diagnostics, ...(sealed?.diagnostics ?? [])];
       throw new Error(
@@ -115,7 +184,7 @@ async function engine(schema: string | undefined): Promise<RunningEngine> {
 }
 
 async function rawInserts(schema: string): Promise<number> {
-  const db = await openDatabase(serverUrl!, { schema });
+  const db = await lib!.openDatabase(serverUrl!, { schema });
   try {
     await db.exec("create table bench_raw (id text primary key, body jsonb not null)");
     return await load((w, i) =>
@@ -129,7 +198,7 @@ async function rawInserts(schema: string): Promise<number> {
 }
 
 async function dropSchema(schema: string): Promise<void> {
-  const admin = await openDatabase(serverUrl!, { maxConnections: 1 });
+  const admin = await lib!.openDatabase(serverUrl!, { maxConnections: 1 });
   try {
     await admin.exec(`drop schema if exists "${schema}" cascade`);
   } finally {
@@ -137,56 +206,49 @@ async function dropSchema(schema: string): Promise<void> {
   }
 }
 
-const echo = await bareEcho();
-line("bare-echo", echo);
-
-const schema = serverUrl
-  ? `sutra_bench_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`
-  : undefined;
-const running = await engine(schema);
-const database = serverUrl ? "postgres" : "pglite-memory";
-let ratios: Record<string, number> = {};
-try {
-  const quote = await load(() =>
-    call(`${running.url}/channels/quote-request`, '{"item":"widget","quantity":3,"unitPrice":2.5}')
-      .then(() => {})
-  );
-  line("stateless-quote-reply", quote, { database });
-  ratios = { statelessOverEcho: quote / echo };
-
-  if (serverUrl && schema) {
-    const key = { "x-api-key": "approval-demo-key" };
-    const pairs = await load(async (w, i) => {
-      const e2e = `B-${w}-${i}-${crypto.randomUUID().slice(0, 8)}`;
-      await call(
-        `${running.url}/channels/approval-request`,
-        JSON.stringify({ ApprovalRequest: { E2EId: e2e, Amount: "10.00" } }),
-        key,
-      );
-      await call(
-        `${running.url}/channels/approval-decision`,
-        JSON.stringify({ ApprovalDecision: { E2EId: e2e, Decision: "APPROVE" } }),
-        key,
-      );
-    });
-    line("approval-park-resume-pairs", pairs, { database });
-    const inserts = await rawInserts(`${schema}_raw`);
-    line("raw-insert-commits", inserts, { database });
-    await dropSchema(`${schema}_raw`);
-    ratios = { ...ratios, pairsOverInserts: pairs / inserts };
-  } else {
-    console.log(JSON.stringify({
-      bench: "http_throughput",
-      scenario: "approval-park-resume-pairs",
-      skipped: "SUTRA_TEST_DATABASE_URL is not set; the pair and raw-insert lines need PostgreSQL",
-    }));
-  }
-} finally {
-  await running.stop();
-  if (schema) await dropSchema(schema);
+if (client) {
+  console.log(await scenarios[client](args.get("base")!));
+} else {
+  await measure();
 }
-console.log(JSON.stringify({
-  bench: "http_throughput",
-  ratios: Object.fromEntries(Object.entries(ratios).map(([k, v]) => [k, Number(v.toFixed(3))])),
-  targets: { statelessOverEcho: 0.4, pairsOverInserts: 0.25 },
-}));
+
+async function measure(): Promise<void> {
+  const echo = await bareEcho();
+  line("bare-echo", echo);
+
+  const schema = serverUrl
+    ? `sutra_bench_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`
+    : undefined;
+  const running = await engine(schema);
+  const database = serverUrl ? "postgres" : "pglite-memory";
+  let ratios: Record<string, number> = {};
+  try {
+    const quote = await remoteLoad("quote", running.url);
+    line("stateless-quote-reply", quote, { database });
+    ratios = { statelessOverEcho: quote / echo };
+
+    if (serverUrl && schema) {
+      const pairs = await remoteLoad("pairs", running.url);
+      line("approval-park-resume-pairs", pairs, { database });
+      const inserts = await rawInserts(`${schema}_raw`);
+      line("raw-insert-commits", inserts, { database });
+      await dropSchema(`${schema}_raw`);
+      ratios = { ...ratios, pairsOverInserts: pairs / inserts };
+    } else {
+      console.log(JSON.stringify({
+        bench: "http_throughput",
+        scenario: "approval-park-resume-pairs",
+        skipped:
+          "SUTRA_TEST_DATABASE_URL is not set; the pair and raw-insert lines need PostgreSQL",
+      }));
+    }
+  } finally {
+    await running.stop();
+    if (schema) await dropSchema(schema);
+  }
+  console.log(JSON.stringify({
+    bench: "http_throughput",
+    ratios: Object.fromEntries(Object.entries(ratios).map(([k, v]) => [k, Number(v.toFixed(3))])),
+    targets: { statelessOverEcho: 0.4, pairsOverInserts: 0.25 },
+  }));
+}

@@ -16,6 +16,7 @@ import {
   AliasConflictError,
   ClaimLostError,
   commitStep,
+  inOrder,
 } from "../instances/repository.ts";
 import { outboxRows, replyOf } from "./encode.ts";
 import { type Capture, markCaptured } from "./inbox.ts";
@@ -48,29 +49,29 @@ export async function commitResult(
   const snapshot = encodeSnapshot(t.plan, state);
   const outbox = outboxRows(t.deployment, effects);
   try {
-    await o.db.transaction(async (tx) => {
-      await commitStep(tx, {
-        tenant: t.tenant,
-        instanceId: t.instanceId,
-        deploymentId: t.deployment.deploymentId,
-        processId: t.processId,
-        state,
-        snapshot,
-        effects,
-        outbox,
-        owner: t.owner,
-        admission: t.admission,
-      });
-      if (t.dedup) await recordDelivery(tx, t.dedup, t.instanceId);
-      if (t.capture) {
-        await markCaptured(tx, {
+    await o.db.transaction((tx) =>
+      inOrder([
+        commitStep(tx, {
+          tenant: t.tenant,
+          instanceId: t.instanceId,
+          deploymentId: t.deployment.deploymentId,
+          processId: t.processId,
+          state,
+          snapshot,
+          effects,
+          outbox,
+          owner: t.owner,
+          admission: t.admission,
+        }),
+        t.dedup && recordDelivery(tx, t.dedup, t.instanceId),
+        t.capture && markCaptured(tx, {
           tenant: t.capture.tenant,
           eventId: t.capture.eventId,
           channel: t.capture.delivery.channel,
           instanceId: t.instanceId,
-        });
-      }
-    });
+        }),
+      ].filter((q) => q !== undefined))
+    );
   } catch (error) {
     if (error instanceof AliasConflictError) {
       return {

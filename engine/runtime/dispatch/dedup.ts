@@ -8,7 +8,7 @@
  */
 import { formatFeel } from "../../../lang/feel/mod.ts";
 import type { InboundMessage } from "../../executor/mod.ts";
-import { type Queryable, SqlError, type Transaction } from "../../persistence/mod.ts";
+import type { Queryable, Transaction } from "../../persistence/mod.ts";
 import type { Route } from "./channels.ts";
 
 /** A delivery's dedup identity. */
@@ -65,15 +65,12 @@ export async function recordDelivery(
   key: DedupKey,
   instanceId: string,
 ): Promise<void> {
-  try {
-    await tx.savepoint((sp) =>
-      sp.query(
-        "insert into inbox (tenant, channel, event_id, instance_id, state) values ($1, $2, $3, $4, 'done')",
-        [key.tenant, key.channel, key.eventId, instanceId],
-      )
-    );
-  } catch (error) {
-    if (error instanceof SqlError && error.code === "23505") throw new DuplicateDeliveryError(key);
-    throw error;
-  }
+  // The primary key is the table's only unique constraint, so a skipped row
+  // is exactly a twin's key; no savepoint round trips are needed to name it.
+  const { rowCount } = await tx.query(
+    `insert into inbox (tenant, channel, event_id, instance_id, state) values ($1, $2, $3, $4, 'done')
+     on conflict do nothing`,
+    [key.tenant, key.channel, key.eventId, instanceId],
+  );
+  if (rowCount === 0) throw new DuplicateDeliveryError(key);
 }

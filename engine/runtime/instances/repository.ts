@@ -7,7 +7,7 @@
  */
 import type { Effects, InstanceState } from "../../executor/mod.ts";
 import { isTerminal } from "../../executor/mod.ts";
-import { type Queryable, SqlError, type Transaction } from "../../persistence/mod.ts";
+import type { Queryable, Transaction } from "../../persistence/mod.ts";
 
 /** The durable status of an instance row. */
 export type InstanceRowStatus = "RUNNING" | "SUSPENDED" | "COMPLETED" | "TERMINATED" | "FAILED";
@@ -142,11 +142,34 @@ const waitKey = (instanceId: string, wait: number) => `${instanceId}:${wait}`;
 
 /** Writes one step's results in `tx`; throws {@link ClaimLostError} or {@link AliasConflictError}. */
 export async function commitStep(tx: Transaction, c: StepCommit): Promise<void> {
+  const ended = isTerminal(c.state.status);
+  if (c.owner === undefined) await admit(tx, c);
+  await inOrder([
+    writeInstance(tx, c, ended),
+    writeWaits(tx, c),
+    writeAliases(tx, c, ended),
+    writeOutbox(tx, c),
+    writeAudit(tx, c),
+  ]);
+}
+
+/**
+ * Awaits statements issued together on one transaction and throws the first
+ * failure in issue order. A transaction's statements run in that order on
+ * its one connection, so issuing them without waiting pipelines them — one
+ * round trip for a step's writes instead of one per table — and waiting for
+ * all leaves none running when the caller rolls back.
+ */
+export async function inOrder(pending: readonly Promise<unknown>[]): Promise<void> {
+  const settled = await Promise.allSettled(pending);
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
+  if (failed) throw failed.reason;
+}
+
+async function writeInstance(tx: Transaction, c: StepCommit, ended: boolean): Promise<void> {
   const status = rowStatus(c.state);
   const failure = c.state.failure;
-  const ended = isTerminal(c.state.status);
   if (c.owner === undefined) {
-    await admit(tx, c);
     await tx.query(
       `insert into instances (tenant, instance_id, deployment_id, process_id, status, snapshot,
          failure_code, failure_detail, failure_node, ended_at, channel)
@@ -185,115 +208,163 @@ export async function commitStep(tx: Transaction, c: StepCommit): Promise<void> 
     );
     if (updated.rowCount !== 1) throw new ClaimLostError(c.instanceId);
   }
-  await writeWaits(tx, c);
-  await writeAliases(tx, c, ended);
-  for (const o of c.outbox) {
-    await tx.query(
-      `insert into outbox (tenant, outbox_id, instance_id, deployment_id, destination, headers,
-         body, content_type, idempotency_key)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [
-        c.tenant,
-        o.outboxId,
-        c.instanceId,
-        c.deploymentId,
-        o.destination,
-        o.headers,
-        o.body,
-        o.contentType ?? null,
-        o.idempotencyKey,
-      ],
-    );
-  }
-  await writeAudit(tx, c);
 }
 
-// One statement for the whole journal of a step: a round trip per event would dominate short steps.
+/**
+ * Appends `rows` to `params` and renders them as a `values` list, so each
+ * table takes one statement per step: a round trip per row would dominate
+ * short steps.
+ */
+function valuesList(params: unknown[], rows: readonly (readonly unknown[])[]): string {
+  return rows.map((row) => {
+    const first = params.length + 1;
+    params.push(...row);
+    return `(${row.map((_, i) => `$${first + i}`).join(", ")})`;
+  }).join(", ");
+}
+
+async function writeOutbox(tx: Transaction, c: StepCommit): Promise<void> {
+  if (c.outbox.length === 0) return;
+  const params: unknown[] = [];
+  const values = valuesList(
+    params,
+    c.outbox.map((o) => [
+      c.tenant,
+      o.outboxId,
+      c.instanceId,
+      c.deploymentId,
+      o.destination,
+      o.headers,
+      o.body,
+      o.contentType ?? null,
+      o.idempotencyKey,
+    ]),
+  );
+  await tx.query(
+    `insert into outbox (tenant, outbox_id, instance_id, deployment_id, destination, headers,
+       body, content_type, idempotency_key)
+     values ${values}`,
+    params,
+  );
+}
+
 async function writeAudit(tx: Transaction, c: StepCommit): Promise<void> {
   const events = c.effects.audit;
   if (events.length === 0) return;
-  const params: unknown[] = [c.tenant, c.instanceId];
-  const rows = events.map((a) => {
-    const at = params.push(
+  const params: unknown[] = [];
+  const values = valuesList(
+    params,
+    events.map((a) => [
+      c.tenant,
+      c.instanceId,
       a.seq,
       a.type,
       a.node ?? null,
       new Date(a.at),
       a.flow === undefined && a.code === undefined ? null : { flow: a.flow, code: a.code },
-    );
-    return `($1, $2, $${at - 4}, $${at - 3}, $${at - 2}, $${at - 1}, $${at})`;
-  });
+    ]),
+  );
   await tx.query(
     `insert into audit_events (tenant, instance_id, seq, event_type, node_id, at, data)
-     values ${rows.join(", ")}`,
+     values ${values}`,
     params,
   );
 }
 
 async function writeWaits(tx: Transaction, c: StepCommit): Promise<void> {
   if (isTerminal(c.state.status)) {
+    // A new instance has no wait rows yet: the ones its step armed were never written.
+    if (c.owner === undefined) return;
     await tx.query("delete from waits where tenant = $1 and instance_id = $2", [
       c.tenant,
       c.instanceId,
     ]);
     return;
   }
-  for (const id of c.effects.waitsResolved) {
-    await tx.query("delete from waits where tenant = $1 and wait_id = $2", [
+  const params = [c.tenant];
+  const resolved = c.effects.waitsResolved;
+  const ids = valuesList(params, resolved.map((id) => [waitKey(c.instanceId, id)]));
+  const armed = c.effects.waitsArmed;
+  const rows: unknown[] = [];
+  const values = valuesList(
+    rows,
+    armed.map((w) => [
       c.tenant,
-      waitKey(c.instanceId, id),
-    ]);
-  }
-  for (const w of c.effects.waitsArmed) {
-    await tx.query(
+      waitKey(c.instanceId, w.id),
+      c.instanceId,
+      w.kind,
+      w.node,
+      w.channel ?? null,
+      w.messageType ?? null,
+      w.due === undefined ? null : new Date(w.due),
+      { wait: w.id, purpose: w.purpose, process: w.process, signal: w.signal ?? null },
+    ]),
+  );
+  await inOrder([
+    resolved.length > 0 &&
+    tx.query(`delete from waits where tenant = $1 and wait_id in (${ids})`, params),
+    armed.length > 0 && tx.query(
       `insert into waits (tenant, wait_id, instance_id, kind, node_id, channel, message_type, due_at, detail)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [
-        c.tenant,
-        waitKey(c.instanceId, w.id),
-        c.instanceId,
-        w.kind,
-        w.node,
-        w.channel ?? null,
-        w.messageType ?? null,
-        w.due === undefined ? null : new Date(w.due),
-        { wait: w.id, purpose: w.purpose, process: w.process, signal: w.signal ?? null },
-      ],
-    );
-  }
+       values ${values}`,
+      rows,
+    ),
+  ].filter((q) => q !== false));
 }
 
 async function writeAliases(tx: Transaction, c: StepCommit, ended: boolean): Promise<void> {
-  for (const a of c.effects.aliasesRecorded) {
-    try {
-      // A savepoint keeps the transaction usable so the conflict can be named.
-      await tx.savepoint((sp) =>
-        sp.query(
-          "insert into aliases (tenant, name, value, instance_id, is_unique) values ($1, $2, $3, $4, $5)",
-          [c.tenant, a.name, a.value, c.instanceId, a.unique],
-        )
-      );
-    } catch (error) {
-      if (error instanceof SqlError && error.code === "23505") {
-        throw new AliasConflictError(a.name, a.value);
-      }
-      throw error;
-    }
+  const recorded = c.effects.aliasesRecorded;
+  await inOrder([
+    recorded.length > 0 && recordAliases(tx, c),
+    retireAliases(tx, c, ended),
+  ].filter((q) => q !== false));
+}
+
+async function recordAliases(tx: Transaction, c: StepCommit): Promise<void> {
+  const recorded = c.effects.aliasesRecorded;
+  // `aliases_live` is the table's only unique index, so a row the insert
+  // skipped is exactly a unique alias another live row holds; naming it
+  // this way needs no savepoint round trips around the insert.
+  const params: unknown[] = [];
+  const values = valuesList(
+    params,
+    recorded.map((a) => [c.tenant, a.name, a.value, c.instanceId, a.unique]),
+  );
+  const { rows } = await tx.query<{ name: string; value: string }>(
+    `insert into aliases (tenant, name, value, instance_id, is_unique) values ${values}
+     on conflict do nothing returning name, value`,
+    params,
+  );
+  if (rows.length === recorded.length) return;
+  const written = rows.map((r) => `${r.name}\u0000${r.value}`);
+  for (const a of recorded) {
+    const at = written.indexOf(`${a.name}\u0000${a.value}`);
+    if (at < 0) throw new AliasConflictError(a.name, a.value);
+    written.splice(at, 1);
   }
-  for (const a of c.effects.aliasesRetired) {
-    await tx.query(
-      `update aliases set retired_at = now()
-        where tenant = $1 and name = $2 and value = $3 and instance_id = $4 and retired_at is null`,
-      [c.tenant, a.name, a.value, c.instanceId],
-    );
-  }
-  // A finished instance holds no key: its business value is free for a new one.
+}
+
+async function retireAliases(tx: Transaction, c: StepCommit, ended: boolean): Promise<void> {
+  // A finished instance holds no key: its business value is free for a new
+  // one. That update covers every alias the step itself retires; a new
+  // instance holds only the ones it just recorded.
   if (ended) {
+    if (c.owner === undefined && c.effects.aliasesRecorded.length === 0) return;
     await tx.query(
       "update aliases set retired_at = now() where tenant = $1 and instance_id = $2 and retired_at is null",
       [c.tenant, c.instanceId],
     );
+    return;
   }
+  const retired = c.effects.aliasesRetired;
+  if (retired.length === 0) return;
+  const params: unknown[] = [c.tenant, c.instanceId];
+  const pairs = valuesList(params, retired.map((a) => [a.name, a.value]));
+  await tx.query(
+    `update aliases set retired_at = now()
+      where tenant = $1 and instance_id = $2 and retired_at is null
+        and (name, value) in (${pairs})`,
+    params,
+  );
 }
 
 /** Live instances holding an alias value (correlation). */
