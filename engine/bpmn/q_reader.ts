@@ -36,23 +36,32 @@ import {
   type VariableType,
 } from "./q_model.ts";
 
+/** Settings with every list still empty, ready to be filled while reading. */
+type MutableQSettings = { [K in keyof QSettings]: QSettings[K][number][] };
+
+const Q_LISTS: readonly (keyof QSettings)[] = [
+  "sources",
+  "aliases",
+  "replies",
+  "sends",
+  "retries",
+  "timeouts",
+  "stores",
+  "dispatches",
+  "onValidations",
+  "processes",
+  "variables",
+  "audits",
+  "coverage",
+  "values",
+];
+
+function emptySettings(): MutableQSettings {
+  return Object.fromEntries(Q_LISTS.map((k) => [k, []])) as unknown as MutableQSettings;
+}
+
 /** Settings of an element that has no q: extensions. */
-export const NO_Q_SETTINGS: QSettings = Object.freeze({
-  sources: [],
-  aliases: [],
-  replies: [],
-  sends: [],
-  retries: [],
-  timeouts: [],
-  stores: [],
-  dispatches: [],
-  onValidations: [],
-  processes: [],
-  variables: [],
-  audits: [],
-  coverage: [],
-  values: [],
-});
+export const NO_Q_SETTINGS: QSettings = Object.freeze(emptySettings());
 
 function oneOf<T extends string>(value: string | undefined, allowed: readonly T[]): T | undefined {
   const v = value?.trim();
@@ -88,22 +97,7 @@ export class QReader {
 
   /** Reads every q: child of an `extensionElements` element. */
   read(extensionElements: readonly XmlElement[]): QSettings {
-    const q: { [K in keyof QSettings]: QSettings[K][number][] } = {
-      sources: [],
-      aliases: [],
-      replies: [],
-      sends: [],
-      retries: [],
-      timeouts: [],
-      stores: [],
-      dispatches: [],
-      onValidations: [],
-      processes: [],
-      variables: [],
-      audits: [],
-      coverage: [],
-      values: [],
-    };
+    const q = emptySettings();
     let any = false;
     for (const block of extensionElements) {
       for (const el of qChildren(block)) {
