@@ -7,8 +7,15 @@
  * @module
  */
 
+import { DATASTORE_CODES } from "./codes_datastores.ts";
+import { EXTERNAL_TASK_CODES } from "./codes_external_tasks.ts";
+import { TIMER_CODES } from "./codes_timers.ts";
+
 /** Code → one-line meaning. Grouped by category; keep each group sorted. */
 export const CODES = {
+  ...TIMER_CODES,
+  ...EXTERNAL_TASK_CODES,
+  ...DATASTORE_CODES,
   // Command line
   "SUTRA.CLI.CONTEXT_INVALID":
     "A line of a `sutra explain --context` file is not `name: value` with a JSON or FEEL value.",

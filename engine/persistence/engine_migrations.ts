@@ -11,6 +11,8 @@
  */
 import type { Migration } from "./migrations.ts";
 import { RUNTIME_MIGRATION } from "./migrations/v0002_runtime.ts";
+import { SCHEDULES_MIGRATION } from "./migrations/v0003_schedules.ts";
+import { EXTERNAL_TASKS_MIGRATION } from "./migrations/v0004_external_tasks.ts";
 
 /** Version 1: the leases that elect one engine per role (timers, sweeps, …). */
 const FOUNDATION = `
@@ -28,4 +30,6 @@ create table leases (
 export const ENGINE_MIGRATIONS: readonly Migration[] = [
   { version: 1, name: "foundation", sql: FOUNDATION },
   RUNTIME_MIGRATION,
+  SCHEDULES_MIGRATION,
+  EXTERNAL_TASKS_MIGRATION,
 ];

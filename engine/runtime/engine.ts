@@ -38,6 +38,9 @@ import { addHealthRoutes, type ReadinessCheck } from "./health.ts";
 import { Router } from "./http_router.ts";
 import { addInstanceRoutes } from "./instances/routes.ts";
 import { OutboxWorker } from "./outbox/worker.ts";
+import type { RuntimeContext } from "./services.ts";
+import { startExternalTasks } from "./external_tasks/mod.ts";
+import { startTimers } from "./timers/mod.ts";
 import { Sweeper } from "./sweeps/mod.ts";
 import {
   CLAIM_STUCK_AFTER,
@@ -153,6 +156,24 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
         }, id),
     });
 
+    const context: RuntimeContext = {
+      db: database,
+      config,
+      clock,
+      logger,
+      replicaId,
+      deployments,
+      dispatcher,
+      lanes,
+      router,
+      admin,
+      transports,
+    };
+    const timers = await startTimers(context);
+    stoppers.push(() => timers.stop());
+    const externalTasks = await startExternalTasks(context);
+    stoppers.push(() => externalTasks.stop());
+
     const outbox = new OutboxWorker({
       db: database,
       sinks: collectSinks(transports),
@@ -161,6 +182,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       maxAttempts: config.get(OUTBOX_MAX_ATTEMPTS),
       pollMs: config.require(OUTBOX_POLL_INTERVAL),
       claimMs: config.require(OUTBOX_CLAIM_TIMEOUT),
+      onPoisoned: (delivery) => timers.poisoned(delivery),
     });
     outbox.start();
     stoppers.push(() => outbox.stop());

@@ -15,6 +15,7 @@ import type { Logger } from "../../core/log.ts";
 import type { Registry } from "../../core/registry.ts";
 import { destinationScheme, type Sink, type SinkResult } from "../../core/transport.ts";
 import type { Database } from "../../persistence/mod.ts";
+import type { PoisonedDelivery } from "../timers/mod.ts";
 
 /** Options for {@link OutboxWorker}. */
 export interface OutboxWorkerOptions {
@@ -31,6 +32,8 @@ export interface OutboxWorkerOptions {
   readonly batchSize?: number;
   /** How long a claim protects a row being sent, milliseconds. */
   readonly claimMs?: number;
+  /** Told after a row is poisoned, so the instance waiting on it can react. */
+  readonly onPoisoned?: (delivery: PoisonedDelivery) => void;
 }
 
 interface Row {
@@ -148,6 +151,15 @@ export class OutboxWorker {
          values ($1, $2, $3, $4, $5, $6)`,
         [row.tenant, newId(), row.instance_id, row.deployment_id, code, result.error],
       );
+    });
+    this.#o.onPoisoned?.({
+      tenant: row.tenant,
+      outboxId: row.outbox_id,
+      instanceId: row.instance_id,
+      deploymentId: row.deployment_id,
+      idempotencyKey: row.idempotency_key,
+      code,
+      error: result.error,
     });
     this.#o.logger.warn(
       `outbox delivery to ${row.destination} poisoned after ${row.attempts} attempt(s)`,

@@ -1,0 +1,41 @@
+/**
+ * What the engine hands each background service it starts (timers,
+ * external tasks, …): the shared parts of one running engine. A service
+ * takes a {@link RuntimeContext} and answers a {@link RuntimeService} the
+ * engine stops, in reverse start order, on shutdown.
+ *
+ * @module
+ */
+import type { Clock } from "../core/clock.ts";
+import type { Config } from "../core/config.ts";
+import type { Logger } from "../core/log.ts";
+import type { Registry } from "../core/registry.ts";
+import type { TransportFactory } from "../core/transport.ts";
+import type { Database } from "../persistence/mod.ts";
+import type { AdminGate } from "./admin_auth.ts";
+import type { DeploymentService } from "./deployments/mod.ts";
+import type { Dispatcher } from "./dispatch/intake.ts";
+import type { Lanes } from "./dispatch/lanes.ts";
+import type { Router } from "./http_router.ts";
+
+/** The shared parts of one running engine. */
+export interface RuntimeContext {
+  readonly db: Database;
+  readonly config: Config;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** This replica's id (claims, leases, outbox claims). */
+  readonly replicaId: string;
+  readonly deployments: DeploymentService;
+  readonly dispatcher: Dispatcher;
+  readonly lanes: Lanes;
+  readonly router: Router;
+  readonly admin: AdminGate;
+  readonly transports: Registry<TransportFactory>;
+}
+
+/** A started background service. */
+export interface RuntimeService {
+  /** Stops it and waits for the work in flight. */
+  stop(): Promise<void>;
+}
