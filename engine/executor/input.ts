@@ -14,6 +14,12 @@ export interface InboundMessage {
   readonly payload: unknown;
   readonly headers?: Readonly<Record<string, string>>;
   readonly messageType?: string;
+  /**
+   * Variables intake derived from the message (the validation summary of
+   * the consuming node's `q:source`), set beside the payload when a wait
+   * takes the message.
+   */
+  readonly variables?: Readonly<Record<string, unknown>>;
 }
 
 /** Creates the instance and runs it from a start node. */
@@ -27,6 +33,12 @@ export interface StartInput {
   readonly message?: InboundMessage;
   /** Initial variables (plain JS values or FEEL values). */
   readonly variables?: Readonly<Record<string, unknown>>;
+  /**
+   * A BPMN error the start node raises instead of running on (`q:onValidation
+   * mode="error"` judged the message): the process's error event
+   * sub-processes see it, and without one the instance fails with it.
+   */
+  readonly raise?: { readonly code: string; readonly message?: string };
 }
 
 /** A message for a message wait (relay, channel-call response, boundary, event sub-process). */

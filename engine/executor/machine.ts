@@ -162,6 +162,7 @@ export class Machine implements Execution {
     if (!message) return;
     const name = node.subscription?.variable ?? "payload";
     this.set(token, name, toFeel(message.payload));
+    for (const [k, v] of Object.entries(message.variables ?? {})) this.set(token, k, toFeel(v));
     this.#inbound = { node: node.index, process: this.scope(token.scope).process, message };
   }
 

@@ -176,7 +176,11 @@ function begin(m: Machine, target: StartTarget, input: StartInput): void {
   m.state.startNode = target.node.id;
   const root = m.openScope({ kind: "process", process: target.process.id, planScope: 0, vars });
   m.journal.lifecycle("onInstanceStarted", "instance.started");
-  m.spawn(root, target.node.index);
+  const token = m.spawn(root, target.node.index);
+  if (input.raise) {
+    m.current = token;
+    m.throwError(token, input.raise.code, input.raise.message ?? input.raise.code);
+  }
 }
 
 // Refusals are decided on the untouched state, before anything runs.
