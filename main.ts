@@ -7,6 +7,7 @@
  */
 import "./io/codecs/mod.ts";
 import "./io/secrets/mod.ts";
+import "./io/datastores/mod.ts";
 import "./io/codecs/mod.ts";
 import "./io/transports/mod.ts";
 import { runEngineProcess } from "./engine/runtime/mod.ts";

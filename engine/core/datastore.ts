@@ -84,6 +84,30 @@ export interface DataStoreDeclaration {
   readonly settings: Readonly<Record<string, unknown>>;
   /** Sensitivity tag (`pii`, `pci`, `phi`, `financial`) for redaction of values read. */
   readonly dataClass?: string;
+  /**
+   * A projected store: its record's fields on typed columns of one table.
+   * Absent for the key/value shape (one generic table, values as JSON text).
+   */
+  readonly projection?: StoreProjection;
+}
+
+/** One declared field of a projected store and the column it lives in. */
+export interface ProjectedColumn {
+  readonly field: string;
+  readonly column: string;
+  /** The XSD built-in the field's type derives from (`string`, `decimal`, `date`, …). */
+  readonly type: string;
+  /** The field may be absent, so the column must admit NULL. */
+  readonly optional: boolean;
+}
+
+/** The table a projected store's records are rows of. */
+export interface StoreProjection {
+  readonly table: string;
+  /** The declared record type's name, for messages. */
+  readonly type: string;
+  /** Every declared field, in declared order. */
+  readonly columns: readonly ProjectedColumn[];
 }
 
 /** What a provider needs besides the declaration. */
@@ -91,7 +115,13 @@ export interface OpenStoreOptions {
   /** Resolves `*-ref` settings (env, secret files). */
   readonly resolve: ResolveContext;
   /** Directory the declaration's relative paths (`migrations:`) are read from. */
-  readonly baseDir: string;
+  readonly baseDir?: string;
+  /**
+   * The package's files by package path, when the package is held in
+   * memory (a deployed archive): relative paths are read from here instead
+   * of {@link baseDir}.
+   */
+  readonly files?: ReadonlyMap<string, Uint8Array>;
 }
 
 /** A registered store type. */

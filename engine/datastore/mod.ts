@@ -1,12 +1,20 @@
 /**
  * engine/datastore: a deployment's declared data stores opened through the
  * provider registry, the executor's store port backed by them, and the
- * naming and flatness rules of a projected store's columns.
+ * rules of a projected store: its declared record read from the package's
+ * XSD, flatness, column naming, and the resolved projection.
  *
  * @module
  */
 export { DataStoreSet, declarationOf, openDataStores } from "./stores.ts";
 export { StepStores } from "./step_stores.ts";
+export {
+  projectionRefusals,
+  type ProjectionSource,
+  type ResolvedProjection,
+  resolveProjection,
+} from "./projection.ts";
+export { type DeclaredField, type FieldFacets, XsdFolder } from "./xsd_fields.ts";
 export {
   type ColumnPlan,
   CONTROL_COLUMNS,

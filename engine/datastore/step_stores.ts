@@ -13,19 +13,24 @@ import type { DataStoreSet } from "./stores.ts";
 
 /** A {@link StorePort} whose reads and writes share one unit of work. */
 export class StepStores implements StorePort {
-  readonly #stores: DataStoreSet;
+  readonly #stores: Promise<DataStoreSet>;
   readonly #work = new UnitOfWork();
+  #ended = false;
 
-  /** @param stores the deployment's open stores */
-  constructor(stores: DataStoreSet) {
-    this.#stores = stores;
+  /**
+   * @param stores the deployment's open stores, or the promise of them (a
+   * rejected one fails every read and write of the step with its reason)
+   */
+  constructor(stores: DataStoreSet | Promise<DataStoreSet>) {
+    this.#stores = Promise.resolve(stores);
+    // Observed here so a step that never touches a store leaves no unhandled rejection.
+    this.#stores.catch(() => {});
   }
 
   /** Reads a key; a `forUpdate` lock is held until {@link commit} or {@link rollback}. */
   async read(request: StoreReadRequest): Promise<StoreRecord | undefined> {
-    const record = await this.#operations(request.store).get(request.key, {
-      forUpdate: request.forUpdate,
-    });
+    const ops = await this.#operations(request.store);
+    const record = await ops.get(request.key, { forUpdate: request.forUpdate });
     return record === undefined ? undefined : { value: record.value, rev: record.rev };
   }
 
@@ -36,7 +41,7 @@ export class StepStores implements StorePort {
    */
   async apply(writes: readonly StoreWriteEffect[]): Promise<void> {
     for (const w of writes) {
-      const ops = this.#operations(w.store);
+      const ops = await this.#operations(w.store);
       if (w.field === undefined) {
         await ops.put(w.key, w.value, { expectRev: w.expectRev });
       } else {
@@ -47,21 +52,27 @@ export class StepStores implements StorePort {
 
   /** Commits every store the step touched and releases its locks. */
   commit(): Promise<void> {
+    this.#ended = true;
     return this.#work.commit();
   }
 
-  /** Discards every write of the step and releases its locks. */
-  rollback(): Promise<void> {
-    return this.#work.rollback();
+  /**
+   * Discards every write of the step and releases its locks. Does nothing
+   * once the work has been committed or rolled back, so a caller may always
+   * call it on the way out.
+   */
+  async rollback(): Promise<void> {
+    if (this.#ended) return;
+    this.#ended = true;
+    await this.#work.rollback();
   }
 
-  #operations(name: string): StoreOperations {
-    const store = this.#stores.get(name);
+  async #operations(name: string): Promise<StoreOperations> {
+    const stores = await this.#stores;
+    const store = stores.get(name);
     if (!store) {
       throw new Error(
-        `data store '${name}' is not declared (declared: ${
-          this.#stores.names().join(", ") || "none"
-        })`,
+        `data store '${name}' is not declared (declared: ${stores.names().join(", ") || "none"})`,
       );
     }
     return this.#work.on(store);

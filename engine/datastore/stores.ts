@@ -9,6 +9,7 @@ import {
   type DataStoreDeclaration,
   dataStoreProviders,
   type OpenStoreOptions,
+  type StoreProjection,
 } from "../core/datastore.ts";
 import { diagnostic, DiagnosticError } from "../core/diagnostic.ts";
 import type { DataStoreDecl } from "../package/datastores_yaml.ts";
@@ -87,9 +88,13 @@ export async function openDataStores(
 
 /**
  * The provider-facing form of a `datastores.yaml` entry: the `sql:` block
- * with its keys spelled as in the file (`url-ref`, …), absent ones left out.
+ * with its keys spelled as in the file (`url-ref`, …), absent ones left out,
+ * and the store's resolved projection when it declares a structure.
  */
-export function declarationOf(decl: DataStoreDecl): DataStoreDeclaration {
+export function declarationOf(
+  decl: DataStoreDecl,
+  projection?: StoreProjection,
+): DataStoreDeclaration {
   const sql = decl.sql;
   const settings: Record<string, string> = {};
   if (sql.urlRef !== undefined) settings["url-ref"] = sql.urlRef;
@@ -97,10 +102,12 @@ export function declarationOf(decl: DataStoreDecl): DataStoreDeclaration {
   if (sql.passwordRef !== undefined) settings["password-ref"] = sql.passwordRef;
   if (sql.migrations !== undefined) settings.migrations = sql.migrations;
   if (sql.table !== undefined) settings.table = sql.table;
+  if (sql.kvTable !== undefined) settings["kv-table"] = sql.kvTable;
   return {
     name: decl.name,
     type: decl.type,
     settings,
     ...(decl.dataClass === "none" ? {} : { dataClass: decl.dataClass }),
+    ...(projection === undefined ? {} : { projection }),
   };
 }

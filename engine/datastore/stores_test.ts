@@ -13,11 +13,11 @@ Deno.test("a datastores.yaml entry becomes the declaration a provider opens", ()
       migrations: migrations/accounts
   - name: notes
     type: sql
-    sql: {url-ref: env:NOTES_DB_URL}
+    sql: {url-ref: env:NOTES_DB_URL, kv-table: notes_kv}
 `;
   const read = readDatastoresYaml(new TextEncoder().encode(yaml));
   assert.deepEqual(read.diagnostics, []);
-  assert.deepEqual(read.stores!.map(declarationOf), [
+  assert.deepEqual(read.stores!.map((s) => declarationOf(s)), [
     {
       name: "accounts",
       type: "sql",
@@ -28,6 +28,10 @@ Deno.test("a datastores.yaml entry becomes the declaration a provider opens", ()
       },
       dataClass: "financial",
     },
-    { name: "notes", type: "sql", settings: { "url-ref": "env:NOTES_DB_URL" } },
+    {
+      name: "notes",
+      type: "sql",
+      settings: { "url-ref": "env:NOTES_DB_URL", "kv-table": "notes_kv" },
+    },
   ]);
 });

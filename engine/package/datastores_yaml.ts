@@ -39,6 +39,8 @@ export interface SqlStoreSettings {
   readonly migrations?: string;
   /** The table of a projected store, when not named after the store. */
   readonly table?: string;
+  /** The key/value table's name (default `sutra_datastore`). */
+  readonly kvTable?: string;
 }
 
 /** One store declaration. */
@@ -86,6 +88,7 @@ const STORE_SPEC: Spec = {
           "password-ref": { spec: text },
           migrations: { spec: text },
           table: { spec: text },
+          "kv-table": { spec: text },
         },
       },
     },
@@ -136,6 +139,7 @@ export function readDatastoresYaml(bytes: Uint8Array): DatastoresYamlResult {
         ...(sql["password-ref"] === undefined ? {} : { passwordRef: sql["password-ref"] }),
         ...(sql.migrations === undefined ? {} : { migrations: sql.migrations }),
         ...(sql.table === undefined ? {} : { table: sql.table }),
+        ...(sql["kv-table"] === undefined ? {} : { kvTable: sql["kv-table"] }),
       },
     };
   });

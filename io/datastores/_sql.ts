@@ -178,35 +178,36 @@ export interface MigrationScript {
 
 const MIGRATION_FILE = /^V(\d+)__.+\.sql$/;
 
+/** Where a store's migrations folder is read from. */
+export interface MigrationSource {
+  /** A directory on disk the folder path is relative to. */
+  readonly baseDir?: string;
+  /** Package files by package path; preferred over {@link baseDir} when present. */
+  readonly files?: ReadonlyMap<string, Uint8Array>;
+}
+
 /**
- * Reads `V<n>__*.sql` from `dir` in version order. Any other `.sql` file, or
- * two files with one version, is `SUTRA.CONFIG.DATASTORE.MIGRATION_INVALID`.
+ * Reads `V<n>__*.sql` from the folder `dir` in version order. Any other
+ * `.sql` file, or two files with one version, is
+ * `SUTRA.CONFIG.DATASTORE.MIGRATION_INVALID`.
  */
-export async function readMigrations(store: string, dir: string): Promise<MigrationScript[]> {
+export async function readMigrations(
+  store: string,
+  dir: string,
+  source: MigrationSource,
+): Promise<MigrationScript[]> {
   const scripts: MigrationScript[] = [];
   const problems: string[] = [];
-  let entries: Deno.DirEntry[];
-  try {
-    entries = await Array.fromAsync(Deno.readDir(dir));
-  } catch (error) {
-    throw new DiagnosticError(diagnostic(
-      "SUTRA.CONFIG.DATASTORE.MIGRATIONS_MISSING",
-      `data store '${store}': cannot read its migrations folder ${dir}: ${messageOf(error)}`,
-      { attributes: { store } },
-    ));
-  }
-  for (const entry of entries) {
-    if (!entry.isFile || !entry.name.endsWith(".sql")) continue;
-    const m = MIGRATION_FILE.exec(entry.name);
+  for (const file of await sqlFilesIn(store, dir, source)) {
+    const m = MIGRATION_FILE.exec(file.name);
     if (!m) {
-      problems.push(`'${entry.name}' is not named V<n>__<description>.sql`);
+      problems.push(`'${file.name}' is not named V<n>__<description>.sql`);
       continue;
     }
     const version = Number(m[1]);
     const twin = scripts.find((s) => s.version === version);
-    if (twin) problems.push(`'${entry.name}' repeats version ${version} of '${twin.file}'`);
-    const sql = await Deno.readTextFile(`${dir}/${entry.name}`);
-    scripts.push({ version, file: entry.name, sql });
+    if (twin) problems.push(`'${file.name}' repeats version ${version} of '${twin.file}'`);
+    scripts.push({ version, file: file.name, sql: await file.text() });
   }
   if (problems.length > 0) {
     throw new DiagnosticError(problems.map((p) =>
@@ -218,6 +219,50 @@ export async function readMigrations(store: string, dir: string): Promise<Migrat
     ));
   }
   return scripts.sort((a, b) => a.version - b.version);
+}
+
+interface SqlFile {
+  readonly name: string;
+  text(): Promise<string>;
+}
+
+// The `.sql` files directly inside `dir`, from the package in memory or from disk.
+async function sqlFilesIn(
+  store: string,
+  dir: string,
+  source: MigrationSource,
+): Promise<SqlFile[]> {
+  const folder = dir.replace(/^\.\//, "").replace(/\/+$/, "");
+  if (source.files) {
+    const prefix = `${folder}/`;
+    const out: SqlFile[] = [];
+    for (const [path, bytes] of source.files) {
+      const name = path.slice(prefix.length);
+      if (!path.startsWith(prefix) || name.includes("/") || !name.endsWith(".sql")) continue;
+      out.push({ name, text: () => Promise.resolve(new TextDecoder().decode(bytes)) });
+    }
+    if (out.length === 0) throw missingFolder(store, folder, "the package has no such folder");
+    return out.sort((a, b) => a.name.localeCompare(b.name));
+  }
+  const path = `${source.baseDir ?? "."}/${folder}`;
+  let entries: Deno.DirEntry[];
+  try {
+    entries = await Array.fromAsync(Deno.readDir(path));
+  } catch (error) {
+    throw missingFolder(store, path, messageOf(error));
+  }
+  return entries
+    .filter((e) => e.isFile && e.name.endsWith(".sql"))
+    .map((e) => ({ name: e.name, text: () => Deno.readTextFile(`${path}/${e.name}`) }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+function missingFolder(store: string, folder: string, reason: string): DiagnosticError {
+  return new DiagnosticError(diagnostic(
+    "SUTRA.CONFIG.DATASTORE.MIGRATIONS_MISSING",
+    `data store '${store}': cannot read its migrations folder ${folder}: ${reason}`,
+    { attributes: { store } },
+  ));
 }
 
 /** The text of an error, whatever was thrown. */

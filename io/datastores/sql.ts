@@ -13,7 +13,10 @@
  * Opening creates the shared key/value table (`kv-table`, default
  * `sutra_datastore`) and re-runs the store's `migrations/<store>/V<n>__*.sql`
  * scripts in version order, all under a lock every process on that database
- * honours, so replicas booting together do not race.
+ * honours, so replicas booting together do not race. A projected store
+ * (a declaration carrying a `projection`) gets no key/value table: its own
+ * migrations create its table, which is checked against the projection on
+ * first use.
  *
  * @module
  */
@@ -27,6 +30,7 @@ import { diagnostic, DiagnosticError } from "../../engine/core/diagnostic.ts";
 import { resolveReference } from "../../engine/core/secrets.ts";
 import { mergeCredentials, openDatabase } from "../../engine/persistence/mod.ts";
 import { postgresClient } from "./_postgres.ts";
+import { ProjectedStoreConnection } from "./_projected.ts";
 import { openMysqlClient } from "./_mysql.ts";
 import { mssqlConfig, openMssqlClient } from "./_mssql.ts";
 import {
@@ -61,7 +65,7 @@ async function openSqlStore(
   const settings = readSettings(declaration);
   const scripts = settings.migrations === undefined
     ? []
-    : await readMigrations(store, `${options.baseDir}/${settings.migrations}`);
+    : await readMigrations(store, settings.migrations, options);
   const url = await resolveReference(settings.urlRef, options.resolve);
   const username = settings.usernameRef === undefined
     ? undefined
@@ -70,9 +74,11 @@ async function openSqlStore(
     ? undefined
     : await resolveReference(settings.passwordRef, options.resolve);
   const client = await connect(store, url, { username, password });
+  const projection = declaration.projection;
   try {
+    // A projected table is the package's own DDL; only the key/value table is the engine's.
     await client.runLocked(`sutra.datastore.${store}`, [
-      client.dialect.createTable(settings.table),
+      ...(projection ? [] : [client.dialect.createTable(settings.table)]),
       ...scripts.map((s) => s.sql),
     ]);
   } catch (error) {
@@ -83,7 +89,9 @@ async function openSqlStore(
       { attributes: { store } },
     ));
   }
-  return new SqlStoreConnection(client, { store, table: settings.table });
+  return projection
+    ? new ProjectedStoreConnection(client, { store, projection })
+    : new SqlStoreConnection(client, { store, table: settings.table });
 }
 
 function readSettings(declaration: DataStoreDeclaration): SqlSettings {

@@ -11,6 +11,7 @@ import {
   DataStore,
   type DataStoreDeclaration,
   dataStoreProviders,
+  type StoreProjection,
 } from "../../engine/core/datastore.ts";
 import { defaultResolveContext } from "../../engine/core/secrets.ts";
 import { openDatabase } from "../../engine/persistence/mod.ts";
@@ -42,7 +43,12 @@ export interface StoreKit {
   /** Opens a store on the test's table; `settings` extend its `sql:` block. */
   open(
     name: string,
-    options?: { readonly settings?: Record<string, unknown>; readonly baseDir?: string },
+    options?: {
+      readonly settings?: Record<string, unknown>;
+      readonly baseDir?: string;
+      /** Makes it a projected store. */
+      readonly projection?: StoreProjection;
+    },
   ): Promise<DataStore>;
   /** Also drops `table` (one a migration created) when the test ends. */
   dropAfter(table: string): void;
@@ -115,6 +121,7 @@ export function eachProvider(name: string, fn: (kit: StoreKit) => Promise<void>)
             name: store,
             type: "sql",
             settings: { "url-ref": url, "kv-table": table, ...options.settings },
+            ...(options.projection ? { projection: options.projection } : {}),
           }, options.baseDir);
           opened.push(ds);
           return ds;

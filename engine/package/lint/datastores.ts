@@ -3,8 +3,9 @@
  * (`url-ref`), every business store brings its migrations in
  * `migrations/<store>/` while the reserved coverage store brings none (the
  * engine owns its schema), a projected structure names a codec of this
- * package, every `q:store` reference names a declared store, and migration
- * folders no store uses are pointed out.
+ * package and matches the table its migrations leave (`datastores_ddl.ts`),
+ * every `q:store` reference names a declared store, and migration folders
+ * no store uses are pointed out.
  *
  * @module
  */
@@ -12,6 +13,7 @@ import { type Diagnostic, diagnostic, type SourceLocation } from "../../core/dia
 import { COVERAGE_STORE, type DataStoreDecl } from "../datastores_yaml.ts";
 import { DATASTORES_YAML } from "../layout.ts";
 import { bpmnAt, type LintContext } from "./context.ts";
+import { lintProjections } from "./datastores_ddl.ts";
 
 /** Runs the data store checks. */
 export function lintDatastores(ctx: LintContext): Diagnostic[] {
@@ -19,6 +21,7 @@ export function lintDatastores(ctx: LintContext): Diagnostic[] {
   if (stores === undefined) return [];
   return [
     ...declarations(ctx, stores),
+    ...lintProjections(ctx, stores),
     ...references(ctx, stores),
     ...unusedMigrations(ctx, stores),
   ];

@@ -8,6 +8,7 @@
  */
 import type { ExecutionPlan } from "../../bpmn/mod.ts";
 import { type Diagnostic, diagnostic, hasErrors } from "../../core/mod.ts";
+import { projectionRefusals } from "../../datastore/mod.ts";
 import {
   checkPackage,
   type LoadedPackage,
@@ -63,8 +64,13 @@ export async function compileArchive(
   }
   const archive = read.archive;
   const checked = await checkPackage(archive.files, { transports: options.transports });
-  if (hasErrors(checked.diagnostics)) {
-    return { ok: false, stage: "lint", archive, diagnostics: withHeadline(checked.diagnostics) };
+  // A store's structure must be projectable onto columns before anything can write to it.
+  const found = [
+    ...checked.diagnostics,
+    ...projectionRefusals(checked.package.stores.entries ?? [], checked.package),
+  ];
+  if (hasErrors(found)) {
+    return { ok: false, stage: "lint", archive, diagnostics: withHeadline(found) };
   }
   // Lint refuses duplicate process ids across files, so ids are unique here.
   const plans = new Map<string, ExecutionPlan>();
