@@ -18,6 +18,7 @@ import { DISTRIBUTION_TRANSPORTS, lintCommand } from "./lint.ts";
 import { migrateCommand } from "./migrate.ts";
 import { packageCommand } from "./package.ts";
 import { simulateCommand } from "./simulate.ts";
+import { testCommand } from "./test_simulate.ts";
 import { versionCommand } from "./version.ts";
 
 /** Options for {@link runCli}. */
@@ -75,6 +76,7 @@ export function commands(programName: string): Command[] {
     describeCommand,
     dispatchGraphCommand,
     simulateCommand,
+    testCommand,
     explainCommand,
     migrateCommand,
     versionCommand({ programName }),

@@ -77,6 +77,14 @@ function serviceImplementation(node: TaskNode): Implementation {
   };
 }
 
+/**
+ * True for a channel-call service task: a `q:source` on it names the
+ * channel its correlated response arrives on.
+ */
+export function correlatesResponses(node: FlowNode): boolean {
+  return node.kind === "serviceTask" && implementationOf(node)?.kind === "channel-call";
+}
+
 /** True for nodes that take an inbound message (and so need exactly one q:source). */
 export function consumesMessages(node: FlowNode): boolean {
   if (node.kind === "receiveTask" || node.kind === "userTask") return true;

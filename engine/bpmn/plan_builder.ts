@@ -10,7 +10,12 @@
 import type { CompiledExpression } from "../../lang/feel/mod.ts";
 import { deepFreeze, FrozenMap, FrozenSet } from "./_freeze.ts";
 import { NodeSet } from "./node_set.ts";
-import { consumesMessages, implementationOf, parksInstance } from "./implementation.ts";
+import {
+  consumesMessages,
+  correlatesResponses,
+  implementationOf,
+  parksInstance,
+} from "./implementation.ts";
 import type {
   ActivityNode,
   DataAssociation,
@@ -271,7 +276,7 @@ class ProcessPlanner {
     }
     if (isSubProcess(node)) plan.childScope = this.#scopeOfContainer.get(node.id)!;
     if (isActivity(node)) this.#activity(node, plan);
-    if (consumesMessages(node) && node.q.sources[0]) {
+    if ((consumesMessages(node) || correlatesResponses(node)) && node.q.sources[0]) {
       plan.subscription = this.#subscription(node, index, node.q.sources[0]);
     }
     const reply = node.q.replies[0];

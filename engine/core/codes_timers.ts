@@ -6,4 +6,15 @@
  */
 
 /** Code → one-line meaning; keep sorted. */
-export const TIMER_CODES = {} as const;
+export const TIMER_CODES = {
+  "SUTRA.SIMULATE.EXISTING_DATA":
+    "`sutra test simulate` refused a database that already holds instances (pass --allow-existing-data to accept it).",
+  "SUTRA.SIMULATE.NO_DEPLOYMENTS":
+    "`sutra test simulate --deployments DIR` found no sealed archive or package directory in DIR.",
+  "SUTRA.TIMER.FIRE_FAILED":
+    "A due timer, schedule or poison prompt could not be acted on; the next poll tries again.",
+  "SUTRA.TIMER.SCHEDULE_REFUSED":
+    "The executor refused to start an instance at a timer start event; that occurrence is skipped.",
+  "SUTRA.TIMER.WAIT_STALE":
+    "A timer row named a wait its instance no longer holds (or an instance that ended) and was dropped.",
+} as const;

@@ -46,6 +46,19 @@ export interface WaitEffect {
   readonly due?: number;
 }
 
+/**
+ * The idempotency key of a channel-call request: one per instance, node,
+ * token and attempt, so a re-drive carries a fresh key and the runtime can
+ * tell the live attempt's deliveries from a dead one's.
+ */
+export function requestKey(
+  instanceId: string,
+  nodeId: string,
+  token: { readonly id: number; readonly attempt?: number },
+): string {
+  return `${instanceId}:${nodeId}:${token.id}:${token.attempt ?? 1}`;
+}
+
 /** A correlation alias to record or retire. */
 export interface AliasEffect {
   readonly name: string;

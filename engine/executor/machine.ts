@@ -34,7 +34,7 @@ import { behaviorOf } from "./behaviors/mod.ts";
 import { armEventSubProcesses, startEventSubProcess } from "./behaviors/event_sub_process.ts";
 import { compensate, dropRun, handlerDone } from "./_compensation.ts";
 import { cancelTransaction, escalate, throwError } from "./_propagation.ts";
-import { EffectsBuilder, type ReplyEffect, type WaitEffect } from "./effects.ts";
+import { EffectsBuilder, type ReplyEffect, requestKey, type WaitEffect } from "./effects.ts";
 import type { InboundMessage } from "./input.ts";
 import type { ExecutionListener } from "./listeners.ts";
 import { Journal } from "./_journal.ts";
@@ -856,8 +856,7 @@ export class Machine implements Execution {
   }
 
   idempotencyKey(token: Token): string {
-    const node = this.nodeOf(token);
-    return `${this.state.instanceId}:${node.id}:${token.id}:${token.attempt ?? 1}`;
+    return requestKey(this.state.instanceId, this.nodeOf(token).id, token);
   }
 
   body(token: Token): FeelValue | Promise<FeelValue> {

@@ -35,3 +35,5 @@ export { decodeSnapshot, encodeSnapshot } from "./snapshot.ts";
 export type { DecodeResult } from "./snapshot.ts";
 export { decodeValue, encodeValue, TypedValueError } from "./typed_value.ts";
 export { ExecutorCode } from "./_failure.ts";
+export { requestKey } from "./effects.ts";
+export { firstDue, nextDue } from "./_timers.ts";

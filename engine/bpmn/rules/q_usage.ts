@@ -7,7 +7,12 @@
  *
  * @module
  */
-import { consumesMessages, implementationOf, throwsMessages } from "../implementation.ts";
+import {
+  consumesMessages,
+  correlatesResponses,
+  implementationOf,
+  throwsMessages,
+} from "../implementation.ts";
 import type { FlowNode, ModelElement } from "../model.ts";
 import { isEvent } from "../model.ts";
 import type { QSettings } from "../q_model.ts";
@@ -65,7 +70,7 @@ function allowed(ctx: RuleContext, element: ModelElement, node: FlowNode | undef
   if (element.element === "dataStoreReference") return keys.add("stores");
   if (element.element === "dataObject") return keys.add("values");
   if (!node) return keys;
-  if (consumesMessages(node) || isRoutableStart(ctx, node)) {
+  if (consumesMessages(node) || isRoutableStart(ctx, node) || correlatesResponses(node)) {
     keys.add("sources").add("aliases").add("onValidations");
   }
   if (REPLY_HOSTS.has(node.kind)) keys.add("replies");

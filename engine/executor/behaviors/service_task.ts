@@ -66,6 +66,12 @@ export const serviceTask: Behavior = {
   },
   fail(x, token, code, message) {
     withdraw(x, token);
+    // A failure reported from outside (a poisoned request) ends the attempt
+    // before its deadline: the deadline goes with it, so it cannot fire into
+    // the backoff and spend a second budget slot. A re-drive arms a fresh one.
+    for (const w of [...x.state.waits.values()]) {
+      if (w.token === token.id && w.purpose === "timeout") x.resolve(w);
+    }
     x.failAttempt(token, code, message);
   },
   terminate(x, token) {

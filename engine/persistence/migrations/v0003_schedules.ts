@@ -1,7 +1,9 @@
 /**
- * Version 3: schedules — one row per timer start event of a deployment,
- * armed while the deployment is active, with the next due instant and how
- * many occurrences have fired.
+ * Version 3: schedules — one row per timer start event of a deployment.
+ * A row is armed while its deployment is active and carries the next due
+ * instant on the cycle's grid, how many grid slots are behind it (a
+ * bounded cycle's budget is spent by the grid, not by the firing) and how
+ * many times it actually fired (missed slots coalesce into one fire).
  *
  * @module
  */
@@ -15,7 +17,8 @@ create table schedules (
   node_id text not null,
   status text not null default 'armed' check (status in ('armed', 'resolved', 'spent')),
   due_at timestamptz,
-  fired integer not null default 0,
+  slots integer not null default 0,
+  fires integer not null default 0,
   created_at timestamptz not null default now(),
   updated_at timestamptz not null default now(),
   primary key (tenant, deployment_id, process_id, node_id)

@@ -1,0 +1,152 @@
+/**
+ * Helpers for the timer tests: a real engine on a manual clock with a
+ * short poll interval, run on PGlite and on the tier-2 PostgreSQL server,
+ * and small readers of the durable timer rows.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { configKeys, createLogger, loadConfig, ManualClock } from "../../engine/core/mod.ts";
+import type { Database } from "../../engine/persistence/mod.ts";
+import { type RunningEngine, startEngine } from "../../engine/runtime/mod.ts";
+import { tier2Test, withServerDatabase } from "../support/test_database.ts";
+import { schedulesArmed } from "../../engine/runtime/timers/mod.ts";
+import { post, sealDir } from "./support.ts";
+
+/** Where an engine keeps its database. */
+export interface Target {
+  readonly url: string;
+  readonly schema?: string;
+}
+
+/** The virtual instant every timer test starts at. */
+export const T0 = Date.parse("2026-08-06T00:00:00Z");
+
+/** Milliseconds in an hour. */
+export const HOUR = 3_600_000;
+
+/** Starts an engine on `target` whose every temporal read goes through `clock`. */
+export async function bootTimed(
+  target: Target,
+  clock: ManualClock,
+  env: Readonly<Record<string, string>> = {},
+): Promise<RunningEngine> {
+  const all: Record<string, string> = {
+    SUTRA_HTTP_PORT: "0",
+    SUTRA_HTTP_HOST: "127.0.0.1",
+    SUTRA_DATASOURCE_URL: target.url,
+    SUTRA_ADMIN_OIDC_DEV_DISABLED: "true",
+    SUTRA_SHUTDOWN_GRACE_PERIOD: "PT5S",
+    SUTRA_TIMERS_POLL_INTERVAL: "PT0.01S",
+    ...(target.schema ? { SUTRA_DATASOURCE_SCHEMA: target.schema } : {}),
+    ...env,
+  };
+  const config = await loadConfig({
+    env: all,
+    cwd: "/nonexistent-sutra-dir",
+    registry: configKeys,
+  });
+  const logger = createLogger("engine", { filter: "error", write: () => {} });
+  return await startEngine({ config, logger, env: all, clock });
+}
+
+/**
+ * Runs `fn` on a durable PGlite directory and on a schema of the tier-2
+ * PostgreSQL server (so it can stop an engine and start another on the
+ * same data).
+ */
+export function eachTarget(name: string, fn: (target: Target) => Promise<void>): void {
+  Deno.test(`${name} [pglite]`, async () => {
+    const dir = await Deno.makeTempDir({ prefix: "sutra-timers-" });
+    try {
+      await fn({ url: `file://${dir}` });
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  });
+  tier2Test(`${name} [postgres]`, () => withServerDatabase((_db, target) => fn(target)));
+}
+
+/** Deploys the package directory `dir` and waits until its schedules are armed. */
+export async function deployDir(engine: RunningEngine, dir: string): Promise<string> {
+  const result = await engine.deployments.deploy(await sealDir(dir));
+  for (let i = 0; i < 1000; i++) {
+    if (await schedulesArmed(engine.database, engine.deployments.registry)) {
+      return result.deploymentId;
+    }
+    await pause(5);
+  }
+  assert.fail(`the schedules of ${dir} were never armed`);
+}
+
+/** Starts an instance through an HTTP channel and answers its id. */
+export async function startOn(
+  engine: RunningEngine,
+  channel: string,
+  body: unknown,
+): Promise<string> {
+  const answer = await post(engine, `/channels/${channel}`, body);
+  assert.equal(answer.status, 200, JSON.stringify(answer.body));
+  return (answer.body.instances as { instanceId: string }[])[0].instanceId;
+}
+
+/** An armed timer row of an instance. */
+export interface ArmedTimer {
+  readonly purpose: string;
+  readonly node: string;
+  /** Epoch milliseconds. */
+  readonly due: number;
+}
+
+/** The armed timer rows of an instance, earliest first. */
+export async function timersOf(db: Database, instanceId: string): Promise<ArmedTimer[]> {
+  const { rows } = await db.query<{ detail: { purpose: string }; node_id: string; due_at: Date }>(
+    `select detail, node_id, due_at from waits
+      where instance_id = $1 and kind = 'timer' order by due_at, wait_id`,
+    [instanceId],
+  );
+  return rows.map((r) => ({
+    purpose: r.detail.purpose,
+    node: r.node_id,
+    due: new Date(r.due_at).getTime(),
+  }));
+}
+
+/** The instance row's status and failure code. */
+export async function statusOf(
+  db: Database,
+  instanceId: string,
+): Promise<{ status: string; code: string | null }> {
+  const { rows } = await db.query<{ status: string; failure_code: string | null }>(
+    "select status, failure_code from instances where instance_id = $1",
+    [instanceId],
+  );
+  assert.equal(rows.length, 1, `no instance ${instanceId}`);
+  return { status: rows[0].status, code: rows[0].failure_code };
+}
+
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Moves the clock to `instant` and waits until the poller has consumed
+ * every timer wait and schedule due by then (a bounded wait: a fire that
+ * never happens fails the test with the rows still due).
+ */
+export async function advanceTo(
+  engine: RunningEngine,
+  clock: ManualClock,
+  instant: number,
+): Promise<void> {
+  clock.set(instant);
+  const at = new Date(instant);
+  for (let i = 0; i < 1000; i++) {
+    const { rows } = await engine.database.query(
+      `select wait_id from waits where kind = 'timer' and due_at <= $1
+       union all select node_id from schedules where status = 'armed' and due_at <= $1`,
+      [at],
+    );
+    if (rows.length === 0) return;
+    await pause(5);
+  }
+  assert.fail(`timers due by ${at.toISOString()} were never fired`);
+}
