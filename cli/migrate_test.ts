@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import type { Migration } from "../engine/persistence/mod.ts";
+import { ENGINE_MIGRATIONS, type Migration } from "../engine/persistence/mod.ts";
 import { tier2Test, withServerDatabase } from "../tests/support/test_database.ts";
 import { type CapturedIo, captureIo } from "../tests/support/cli_io.ts";
 import { UsageError } from "./command.ts";
 import { createMigrateCommand, migrateCommand } from "./migrate.ts";
+
+const HEAD = ENGINE_MIGRATIONS.length;
 
 function capture(env: Record<string, string> = {}): CapturedIo {
   return captureIo({ env });
@@ -30,15 +32,15 @@ Deno.test("migrate applies to the embedded default, then reports it up to date",
     assert.equal(await command.run([], first.io), 0);
     assert.equal(
       first.out(),
-      `applied 1 foundation\napplied 2 runtime\npglite:${
+      `${ENGINE_MIGRATIONS.map((m) => `applied ${m.version} ${m.name}\n`).join("")}pglite:${
         join(dir, "engine-db")
-      } is now at version 2\n`,
+      } is now at version ${HEAD}\n`,
     );
     assert.equal(first.err(), "");
 
     const second = capture();
     assert.equal(await command.run([], second.io), 0);
-    assert.match(second.out(), /^pglite:.* is up to date at version 2\n$/);
+    assert.match(second.out(), new RegExp(`^pglite:.* is up to date at version ${HEAD}\n$`));
 
     const status = capture();
     assert.equal(await command.run(["status"], status.io), 0);
@@ -51,14 +53,17 @@ Deno.test("migrate applies to the embedded default, then reports it up to date",
     assert.equal(await command.run(["status", "--format", "json"], json.io), 0);
     const parsed = JSON.parse(json.out());
     assert.equal(parsed.ok, true);
-    assert.equal(parsed.migrations.length, 2);
+    assert.equal(parsed.migrations.length, ENGINE_MIGRATIONS.length);
     assert.equal(parsed.migrations[0].state, "applied");
     assert.equal(parsed.migrations[0].checksum, parsed.migrations[0].recordedChecksum);
     assert.ok(!Number.isNaN(Date.parse(parsed.migrations[0].appliedAt)));
 
     const verify = capture();
     assert.equal(await command.run(["verify"], verify.io), 0);
-    assert.match(verify.out(), /^ok: pglite:.* matches this engine's 2 migration\(s\)\n$/);
+    assert.match(
+      verify.out(),
+      new RegExp(`^ok: pglite:.* matches this engine's ${HEAD} migration\\(s\\)\n$`),
+    );
   });
 });
 
@@ -127,10 +132,10 @@ Deno.test("settings fall back to SUTRA_DB_* variables", async () => {
   assert.equal(await migrateCommand.run(["status", "--format", "json"], c.io), 0);
   const parsed = JSON.parse(c.out());
   assert.equal(parsed.database, "pglite:memory:// (schema engine)");
-  assert.deepEqual(parsed.migrations.map((m: { state: string }) => m.state), [
-    "pending",
-    "pending",
-  ]);
+  assert.deepEqual(
+    parsed.migrations.map((m: { state: string }) => m.state),
+    ENGINE_MIGRATIONS.map(() => "pending"),
+  );
 });
 
 Deno.test("an unreachable or invalid database is a diagnostic and exit 1", async () => {

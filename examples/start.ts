@@ -11,7 +11,7 @@ import { transports } from "../engine/core/transport.ts";
 import { readPackageDir, sealPackage } from "../engine/package/mod.ts";
 import { runEngineProcess, type RunningEngine } from "../engine/runtime/mod.ts";
 
-const EXAMPLES = ["approval-hold", "quote-reply"];
+const EXAMPLES = ["approval-hold", "external-worker", "money-transfer", "quote-reply"];
 
 async function deployExamples(engine: RunningEngine): Promise<void> {
   for (const name of EXAMPLES) {
@@ -35,6 +35,12 @@ Try it:
   curl -sS -X POST ${u}/channels/approval-decision -H 'Content-Type: application/json' \\
     -H 'X-Api-Key: approval-demo-key' -d '{"ApprovalDecision":{"E2EId":"E2E-1","Decision":"APPROVE"}}'
   curl -sS ${u}/sutra/instances/<instanceId>
+  curl -sS -X POST ${u}/channels/transfer-request -H 'Content-Type: application/json' \\
+    -H 'X-Api-Key: transfer-demo-key' \\
+    -d '{"TransferRequest":{"FromAccount":"alice","ToAccount":"bob","Amount":"25.00"}}'
+  curl -sS -X POST ${u}/channels/loan-application -H 'Content-Type: application/json' \\
+    -d '{"applicationId":"APP-1","applicant":"Ada","amount":5000}'
+  npx -y deno@2.9.6 run --allow-net examples/external-worker/worker.ts ${u}   # scores it
 `);
 }
 

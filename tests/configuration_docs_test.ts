@@ -4,6 +4,8 @@ import "../engine/intake/settings.ts";
 import "../engine/runtime/admin_auth.ts";
 import "../engine/runtime/deployments/settings.ts";
 import "../engine/runtime/settings.ts";
+import "../engine/runtime/timers/settings.ts";
+import "../engine/runtime/external_tasks/settings.ts";
 
 Deno.test("docs/configuration.md documents every key the engine declares", async () => {
   const doc = await Deno.readTextFile(new URL("../docs/configuration.md", import.meta.url));

@@ -56,6 +56,13 @@ export interface InboundDelivery {
   readonly contentType?: string;
   /** Transport headers by lower-case name. */
   readonly headers: Readonly<Record<string, string>>;
+  /**
+   * The sender's own identity for this message. When set, inbox
+   * deduplication keys on it (whatever the route's `dedupKey` says), so a
+   * second delivery under the same key is answered with the first one's
+   * instance instead of running again.
+   */
+  readonly idempotencyKey?: string;
 }
 
 /** The answer a synchronous caller gets (`q:reply`). */
@@ -154,11 +161,48 @@ export type SinkResult =
   /** Can never succeed: stop trying. */
   | { readonly outcome: "poison"; readonly error: string };
 
-/** Delivers outbox rows whose destination has this scheme. */
-export interface Sink extends Named {
+/** Delivers outbox rows whose destination has this scheme by dialing something. */
+export interface RemoteSink extends Named {
   /** The destination scheme (`http`, `https`, `local`, …). */
   readonly name: string;
+  readonly kind?: "remote";
   send(message: OutboundMessage): Promise<SinkResult>;
+}
+
+/** The part of an open engine-database transaction a parking sink writes through. */
+export interface SinkTransaction {
+  query(sql: string, params?: readonly unknown[]): Promise<{ readonly rowCount: number }>;
+}
+
+/**
+ * A sink that hands a delivery over to another engine table instead of
+ * dialing out (the `pull` transport parks it as an external task). The
+ * outbox worker calls {@link ParkingSink.park} inside the transaction that
+ * deletes the outbox row when the answer is `delivered`, so ownership moves
+ * from one row to the other atomically, and it stamps the reserved
+ * {@link PARK_DEPLOYMENT_HEADER} and {@link PARK_INSTANCE_HEADER} headers
+ * (over any copies the payload carried) for this kind of sink only.
+ */
+export interface ParkingSink extends Named {
+  /** The destination scheme (`pull`). */
+  readonly name: string;
+  readonly kind: "park";
+  park(message: OutboundMessage, tx: SinkTransaction): Promise<SinkResult>;
+}
+
+/** Delivers outbox rows whose destination has this scheme. */
+export type Sink = RemoteSink | ParkingSink;
+
+/** Reserved header: the deployment that owns a parked delivery (never sent anywhere). */
+export const PARK_DEPLOYMENT_HEADER = "sutra-park-deployment";
+
+/** Reserved header: the instance that emitted a parked delivery (never sent anywhere). */
+export const PARK_INSTANCE_HEADER = "sutra-park-instance";
+
+/** True for a reserved header name (compared case-insensitively). */
+export function isReservedParkHeader(name: string): boolean {
+  const lower = name.toLowerCase();
+  return lower === PARK_DEPLOYMENT_HEADER || lower === PARK_INSTANCE_HEADER;
 }
 
 /** A transport implementation. */

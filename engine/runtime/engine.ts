@@ -33,6 +33,7 @@ import { createDeploymentService, type DeploymentService } from "./deployments/m
 import { boundChannels } from "./dispatch/channels.ts";
 import { cancelInstance } from "./dispatch/cancel.ts";
 import { Dispatcher } from "./dispatch/intake.ts";
+import { DeploymentStores } from "./dispatch/ports.ts";
 import { Lanes } from "./dispatch/lanes.ts";
 import { addHealthRoutes, type ReadinessCheck } from "./health.ts";
 import { Router } from "./http_router.ts";
@@ -121,7 +122,15 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       count: config.require(ENGINE_SHARDS),
       capacity: config.require(SHARD_QUEUE_CAPACITY),
     });
+    const stores = new DeploymentStores({
+      registry: deployments.registry,
+      resolve: defaultResolveContext(env),
+      logger: logger.child("datastores"),
+    });
+    // Pushed before the lanes' stopper, so it runs after the last step has finished.
+    stoppers.push(() => stores.close());
     const dispatcher = new Dispatcher({
+      stores,
       db: database,
       registry: deployments.registry,
       transports,
@@ -152,6 +161,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
           db: database,
           registry: deployments.registry,
           clock,
+          stores,
           owner: `${replicaId}/admin`,
         }, id),
     });
@@ -168,6 +178,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       router,
       admin,
       transports,
+      stores,
     };
     const timers = await startTimers(context);
     stoppers.push(() => timers.stop());

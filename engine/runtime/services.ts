@@ -14,7 +14,9 @@ import type { TransportFactory } from "../core/transport.ts";
 import type { Database } from "../persistence/mod.ts";
 import type { AdminGate } from "./admin_auth.ts";
 import type { DeploymentService } from "./deployments/mod.ts";
+import type { AdvanceOptions } from "./dispatch/advance.ts";
 import type { Dispatcher } from "./dispatch/intake.ts";
+import type { DeploymentStores } from "./dispatch/ports.ts";
 import type { Lanes } from "./dispatch/lanes.ts";
 import type { Router } from "./http_router.ts";
 
@@ -32,6 +34,13 @@ export interface RuntimeContext {
   readonly router: Router;
   readonly admin: AdminGate;
   readonly transports: Registry<TransportFactory>;
+  /** The deployments' data stores, opened on first use. */
+  readonly stores: DeploymentStores;
+}
+
+/** What stepping an instance needs, from the engine's parts. */
+export function stepContext(ctx: RuntimeContext): AdvanceOptions {
+  return { db: ctx.db, clock: ctx.clock, stores: ctx.stores, registry: ctx.deployments.registry };
 }
 
 /** A started background service. */

@@ -5,3 +5,4 @@
  * @module
  */
 import "./http/mod.ts";
+import "./pull/mod.ts";

@@ -218,8 +218,10 @@ export async function recordFailure(
 
 /**
  * Retires every draining row that is quiescent: no RUNNING, SUSPENDED or
- * FAILED instance pinned to it (terminal history does not count) and no
- * outbox row it minted that is still pending (poisoned rows do not count).
+ * FAILED instance pinned to it (terminal history does not count), no
+ * outbox row it minted that is still pending (poisoned rows do not count),
+ * and no external task parked for it that a worker may still complete
+ * (terminal tasks do not count).
  */
 export async function retireQuiescent(
   q: Queryable,
@@ -237,6 +239,10 @@ export async function retireQuiescent(
           select 1 from outbox o
            where o.tenant = d.tenant and o.deployment_id = d.deployment_id
              and o.poisoned_at is null)
+        and not exists (
+          select 1 from external_tasks t
+           where t.tenant = d.tenant and t.deployment_id = d.deployment_id
+             and not t.terminal)
       returning d.tenant, d.deployment_id, d.slot`,
     [scope ?? null, at],
   );

@@ -5,20 +5,11 @@
  * @module
  */
 import { diagnostic } from "../../core/diagnostic.ts";
-import { decodeSnapshot, step } from "../../executor/mod.ts";
-import type { Clock } from "../../core/clock.ts";
-import type { Database } from "../../persistence/mod.ts";
-import type { DeploymentRegistry } from "../deployments/registry.ts";
 import { diagnosticResponse, jsonResponse } from "../http_router.ts";
-import { claimInstance, releaseClaim } from "../instances/repository.ts";
-import { commitResult } from "./commit.ts";
-import { portsFor } from "./ports.ts";
+import { advanceInstance, type AdvanceOptions } from "./advance.ts";
 
 /** What a cancellation needs. */
-export interface CancelOptions {
-  readonly db: Database;
-  readonly registry: DeploymentRegistry;
-  readonly clock: Clock;
+export interface CancelOptions extends AdvanceOptions {
   /** Claim owner for administrative steps. */
   readonly owner: string;
 }
@@ -37,54 +28,39 @@ export async function cancelInstance(o: CancelOptions, instanceId: string): Prom
     ]);
   }
   const key = { tenant: rows[0].tenant, instanceId, owner: o.owner };
-  const claimed = await claimInstance(o.db, key);
-  if (claimed === "held") {
-    return diagnosticResponse(409, [
-      diagnostic("SUTRA.RUNTIME.RESUME.CLAIM_HELD", `instance ${instanceId} is being advanced`, {
-        attributes: { instanceId },
-      }),
-    ]);
-  }
-  if (typeof claimed === "string") {
-    return diagnosticResponse(409, [
-      diagnostic("SUTRA.RUNTIME.INSTANCE.NOT_ACTIVE", `instance ${instanceId} has already ended`, {
-        attributes: { instanceId },
-      }),
-    ]);
-  }
-  let committed = false;
-  try {
-    const deployment = o.registry.get(claimed.deploymentId);
-    const plan = deployment?.plans.get(claimed.processId);
-    const decoded = plan ? decodeSnapshot(plan, claimed.snapshot) : undefined;
-    if (!deployment || !plan || !decoded || decoded.diagnostics) {
+  const advanced = await advanceInstance(o, key, () => ({ type: "cancel", reason: "admin" }));
+  switch (advanced.kind) {
+    case "committed":
+      return advanced.outcome.kind === "refused"
+        ? diagnosticResponse(409, advanced.outcome.diagnostics)
+        : jsonResponse(200, { instanceId, status: advanced.state.status });
+    case "refused-step":
+      return diagnosticResponse(409, [advanced.refusal]);
+    case "held":
+      return diagnosticResponse(409, [
+        diagnostic("SUTRA.RUNTIME.RESUME.CLAIM_HELD", `instance ${instanceId} is being advanced`, {
+          attributes: { instanceId },
+        }),
+      ]);
+    case "gone":
+      return diagnosticResponse(409, [
+        diagnostic(
+          "SUTRA.RUNTIME.INSTANCE.NOT_ACTIVE",
+          `instance ${instanceId} has already ended`,
+          {
+            attributes: { instanceId },
+          },
+        ),
+      ]);
+    case "unloaded":
+    case "undecodable":
+    case "left":
       return diagnosticResponse(409, [
         diagnostic(
           "SUTRA.RUNTIME.SNAPSHOT.INVALID",
-          `instance ${instanceId} cannot be loaded from deployment ${claimed.deploymentId}`,
-          { attributes: { instanceId, deploymentId: claimed.deploymentId } },
+          `instance ${instanceId} cannot be loaded from its deployment`,
+          { attributes: { instanceId } },
         ),
       ]);
-    }
-    const r = await step(
-      plan,
-      decoded.state,
-      { type: "cancel", reason: "admin" },
-      portsFor(deployment, o.clock),
-    );
-    if (r.refusal) return diagnosticResponse(409, [r.refusal]);
-    const outcome = await commitResult(o, {
-      tenant: key.tenant,
-      instanceId,
-      deployment,
-      plan,
-      processId: claimed.processId,
-      owner: key.owner,
-    }, r);
-    if (outcome.kind === "refused") return diagnosticResponse(409, outcome.diagnostics);
-    committed = true;
-    return jsonResponse(200, { instanceId, status: r.state.status });
-  } finally {
-    if (!committed) await releaseClaim(o.db, key);
   }
 }

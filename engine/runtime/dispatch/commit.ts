@@ -3,13 +3,24 @@
  * rows and (for a captured on-persist message) the inbox row, all in one
  * transaction — then the caller's answer.
  *
+ * A step that touched data stores has a second transaction per store, open
+ * since its first read (holding any `forUpdate` row locks). The order is:
+ * apply the step's store writes inside those transactions (a conflict or a
+ * refused value stops here, with nothing written anywhere); commit the
+ * engine transaction (an alias clash, a full channel or a lost claim rolls
+ * the store writes back); then commit the stores. Only a failure of that
+ * last commit leaves the two sides apart, and it is reported loudly as
+ * `SUTRA.RUNTIME.DATASTORE.COMMIT_FAILED` rather than answered as success.
+ *
  * @module
  */
 import type { ExecutionPlan } from "../../bpmn/mod.ts";
-import { diagnostic } from "../../core/diagnostic.ts";
+import { type Diagnostic, diagnostic, DiagnosticError } from "../../core/diagnostic.ts";
+import { isConflict } from "../../core/datastore.ts";
+import type { StepStores } from "../../datastore/mod.ts";
 import type { DeliveryOutcome } from "../../core/transport.ts";
 import { encodeSnapshot, type StepResult } from "../../executor/mod.ts";
-import type { Database } from "../../persistence/mod.ts";
+import type { Database, Transaction } from "../../persistence/mod.ts";
 import type { ActiveDeployment } from "../deployments/registry.ts";
 import {
   AdmissionFullError,
@@ -37,15 +48,28 @@ export interface CommitTarget {
   readonly admission?: { readonly channel: string; readonly cap?: number };
   /** The message's `dedupKey` identity, recorded with the step. */
   readonly dedup?: DedupKey;
+  /** The step's data-store work (from `stepPorts`); a step writing a store needs it. */
+  readonly stores?: StepStores;
+  /**
+   * More engine writes that must commit with the step or not at all (a
+   * schedule moving to its next slot). What it throws aborts the commit and
+   * reaches the caller.
+   */
+  readonly also?: (tx: Transaction) => Promise<unknown>;
 }
+
+/** What a commit answers: the step settled, or the commit refused it and wrote nothing. */
+export type CommitOutcome = Extract<DeliveryOutcome, { kind: "settled" | "refused" }>;
 
 /** Commits a step that was not refused and answers the caller. */
 export async function commitResult(
   o: { readonly db: Database },
   t: CommitTarget,
   r: StepResult & { refusal?: undefined },
-): Promise<DeliveryOutcome> {
+): Promise<CommitOutcome> {
   const { state, effects } = r;
+  const unwritable = await applyStoreWrites(t, r);
+  if (unwritable) return { kind: "refused", refusal: "failed", diagnostics: [unwritable] };
   const snapshot = encodeSnapshot(t.plan, state);
   const outbox = outboxRows(t.deployment, effects);
   try {
@@ -64,6 +88,7 @@ export async function commitResult(
           admission: t.admission,
         }),
         t.dedup && recordDelivery(tx, t.dedup, t.instanceId),
+        t.also?.(tx),
         t.capture && markCaptured(tx, {
           tenant: t.capture.tenant,
           eventId: t.capture.eventId,
@@ -113,10 +138,65 @@ export async function commitResult(
     }
     throw error;
   }
+  const unfinished = await commitStores(t);
+  if (unfinished) return { kind: "refused", refusal: "failed", diagnostics: [unfinished] };
   const reply = replyOf(effects);
   return {
     kind: "settled",
     instances: [{ instanceId: t.instanceId, status: state.status }],
     ...(reply ? { reply } : {}),
   };
+}
+
+/**
+ * Applies the step's store writes inside the step's store transactions;
+ * answers the diagnostic that refuses the step when they cannot all be
+ * applied (the caller's release then rolls back what was).
+ */
+async function applyStoreWrites(t: CommitTarget, r: StepResult): Promise<Diagnostic | undefined> {
+  const writes = r.effects.storeWrites;
+  if (writes.length === 0) return undefined;
+  const attributes = { instanceId: t.instanceId, store: writes[0].store };
+  if (!t.stores) {
+    // Dropping the writes would lose them silently: refuse the step instead.
+    return diagnostic(
+      "SUTRA.RUNTIME.DATASTORE.UNAVAILABLE",
+      `instance ${t.instanceId} wrote to data store '${writes[0].store}', but the step ran ` +
+        "without the deployment's data stores",
+      { attributes },
+    );
+  }
+  try {
+    await t.stores.apply(writes);
+    return undefined;
+  } catch (error) {
+    if (isConflict(error)) return (error as DiagnosticError).diagnostics[0];
+    return diagnostic(
+      "SUTRA.RUNTIME.DATASTORE.WRITE_FAILED",
+      `instance ${t.instanceId}: writing data store '${writes[0].store}' failed, nothing was ` +
+        `written: ${reasonOf(error)}`,
+      { attributes },
+    );
+  }
+}
+
+/** Commits the step's store transactions after the engine's; a failure here is reported, never hidden. */
+async function commitStores(t: CommitTarget): Promise<Diagnostic | undefined> {
+  if (!t.stores) return undefined;
+  try {
+    await t.stores.commit();
+    return undefined;
+  } catch (error) {
+    return diagnostic(
+      "SUTRA.RUNTIME.DATASTORE.COMMIT_FAILED",
+      `instance ${t.instanceId}: the step was committed but its data-store writes were not: ` +
+        reasonOf(error),
+      { attributes: { instanceId: t.instanceId } },
+    );
+  }
+}
+
+function reasonOf(error: unknown): string {
+  if (error instanceof DiagnosticError) return error.diagnostics.map((d) => d.message).join("; ");
+  return error instanceof Error ? error.message : String(error);
 }

@@ -4,6 +4,13 @@
  * started or resumed, instead of running again. The key is recorded in the
  * inbox in the same transaction as the step it led to.
  *
+ * A delivery may also carry the sender's own idempotency key (an external
+ * task's completion re-enters under the key of the delivery that parked
+ * it). That key wins over the route's `dedupKey`, and for a relay it is
+ * checked before correlation ({@link explicitRelayKey}): once the first copy
+ * has advanced the instance past its wait, the alias a duplicate would
+ * correlate on may be gone, and the duplicate must still be recognised.
+ *
  * @module
  */
 import { formatFeel } from "../../../lang/feel/mod.ts";
@@ -27,12 +34,30 @@ export class DuplicateDeliveryError extends Error {
   }
 }
 
-/** The route's dedup key for a message; undefined without a `dedupKey` or when it evaluates to null. */
+/** The identity of a relay delivery that carries its own idempotency key. */
+export function explicitRelayKey(
+  scope: { tenant: string; channel: string },
+  idempotencyKey: string,
+): DedupKey {
+  // One instance consumes a relay, so the key needs no process qualifier.
+  return { ...scope, eventId: `=${idempotencyKey}` };
+}
+
+/**
+ * The dedup key for a message: the delivery's own idempotency key when it
+ * has one, else the route's `dedupKey`; undefined when neither applies.
+ */
 export function dedupKeyOf(
   route: Route,
   message: InboundMessage,
   scope: { tenant: string; channel: string },
+  idempotencyKey?: string,
 ): DedupKey | undefined {
+  if (idempotencyKey !== undefined) {
+    return route.subscription.role === "relay"
+      ? explicitRelayKey(scope, idempotencyKey)
+      : { ...scope, eventId: `${route.subscription.process}=${idempotencyKey}` };
+  }
   const expression = route.subscription.dedupKey;
   if (!expression) return undefined;
   const r = expression.compiled.evaluate({

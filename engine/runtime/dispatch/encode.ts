@@ -37,6 +37,13 @@ export function replyOf(effects: Effects): DeliveryReply | undefined {
   return { body: bytes, contentType, headers: reply.headers };
 }
 
+/** The address a channel's emissions go to: its bind, else `<transport>://<name>`. */
+export function channelDestination(
+  decl: { name: string; transport: string; bind?: string },
+): string {
+  return decl.bind ?? `${decl.transport}://${decl.name}`;
+}
+
 /** Where an emission goes: its explicit destination, else its channel's bind address. */
 function destinationOf(
   deployment: ActiveDeployment,
@@ -46,7 +53,7 @@ function destinationOf(
   if (destination !== undefined) return destination;
   const decl = deployment.package.channels.entries?.find((c) => c.name === channel);
   if (!decl) return `unbound://${channel ?? ""}`;
-  return decl.bind ?? `${decl.transport}://${decl.name}`;
+  return channelDestination(decl);
 }
 
 /** One outbox row per emission, with the body already encoded. */

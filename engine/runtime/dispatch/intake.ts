@@ -4,7 +4,9 @@
  *
  * 1. {@link resolveChannel} — the channel the message arrived on;
  * 2. `admitInbound` — the payload cap, then the channel's codec;
- * 3. {@link resolveRoutes} — the start subscriptions for the message type, else the relays;
+ * 3. {@link resolveRoutes} — the start subscriptions for the message type, else the relays
+ *    (a relay that carries its sender's idempotency key and was seen before is answered
+ *    here with the instance the first copy advanced);
  * 4. {@link consumerOf} — the consuming node: the first start route, or the
  *    relay route whose `q:alias` values match a live alias ({@link correlate});
  * 5. {@link screenRoute} — that node's `q:source` validators and `q:onValidation`;
@@ -27,13 +29,7 @@ import type {
   RefusalClass,
   TransportFactory,
 } from "../../core/transport.ts";
-import {
-  decodeSnapshot,
-  type InboundMessage,
-  type InstanceState,
-  step,
-  type StepInput,
-} from "../../executor/mod.ts";
+import type { InboundMessage, StepInput } from "../../executor/mod.ts";
 import {
   admitInbound,
   compileValidatorChain,
@@ -43,7 +39,7 @@ import {
 } from "../../intake/mod.ts";
 import type { Database } from "../../persistence/mod.ts";
 import type { DeploymentRegistry } from "../deployments/registry.ts";
-import { claimInstance, instancesByAlias, releaseClaim } from "../instances/repository.ts";
+import { instancesByAlias } from "../instances/repository.ts";
 import {
   acceptsType,
   buildChannelTable,
@@ -53,9 +49,9 @@ import {
 } from "./channels.ts";
 import { LaneFullError, type Lanes } from "./lanes.ts";
 import { type Capture, consumeFailedCapture, dropCaptured, storeCapture } from "./inbox.ts";
-import { commitResult } from "./commit.ts";
-import { portsFor } from "./ports.ts";
-import { type DedupKey, dedupKeyOf, earlierDelivery } from "./dedup.ts";
+import { advanceInstance, startInstance } from "./advance.ts";
+import type { DeploymentStores } from "./ports.ts";
+import { type DedupKey, dedupKeyOf, earlierDelivery, explicitRelayKey } from "./dedup.ts";
 
 /** Options for {@link Dispatcher}. */
 export interface DispatcherOptions {
@@ -69,6 +65,8 @@ export interface DispatcherOptions {
   readonly replicaId: string;
   /** `sutra.inbound.payload-cap-bytes`. */
   readonly capBytes: number;
+  /** The deployments' data stores; without them a step can neither read nor write a store. */
+  readonly stores?: DeploymentStores;
 }
 
 // Refusals a later redrive may get past; "failed" only for an idempotent process (see redrives).
@@ -97,6 +95,8 @@ interface Screened {
   readonly channel: ChannelEntry;
   readonly message: InboundMessage;
   readonly admitted: Admitted;
+  /** The sender's own idempotency key, when the transport supplied one. */
+  readonly idempotencyKey?: string;
 }
 
 /** A refusal: nothing was written. */
@@ -363,13 +363,26 @@ export class Dispatcher {
       headers: delivery.headers,
       messageType: admission.decoded.messageType,
     };
+    if (resolved.role === "relay" && delivery.idempotencyKey !== undefined) {
+      const key = explicitRelayKey(
+        { tenant: channel.tenant, channel: channel.decl.name },
+        delivery.idempotencyKey,
+      );
+      const earlier = await earlierDelivery(this.#o.db, key);
+      if (earlier) return { kind: "settled", instances: [earlier] };
+    }
     const consumer = await consumerOf(this.#o.db, channel, resolved, message);
     if ("kind" in consumer) return consumer;
     const screenOn = consumer.role === "start" ? consumer.routes[0] : consumer.route;
     attempt.consumer = consumer.role === "start" ? { route: screenOn } : consumer;
     const admitted = await screenRoute(screenOn, admission, this.#o.clock);
     if (admitted.kind !== "accept") return admitted;
-    const screened: Screened = { channel, message, admitted };
+    const screened: Screened = {
+      channel,
+      message,
+      admitted,
+      ...(delivery.idempotencyKey === undefined ? {} : { idempotencyKey: delivery.idempotencyKey }),
+    };
     if (channel.ackMode === "on-persist" && !receipt) {
       return await captureInbound(this.#o.db, channel, delivery, (c) => this.runCaptured(c));
     }
@@ -385,7 +398,12 @@ export class Dispatcher {
   ): Promise<DeliveryOutcome> {
     const outcomes: DeliveryOutcome[] = [];
     for (const route of routes) {
-      const dedup = dedupKeyOf(route, screened.message, this.#scope(screened));
+      const dedup = dedupKeyOf(
+        route,
+        screened.message,
+        this.#scope(screened),
+        screened.idempotencyKey,
+      );
       const earlier = dedup && await earlierDelivery(this.#o.db, dedup);
       if (earlier) {
         outcomes.push({ kind: "settled", instances: [earlier] });
@@ -407,7 +425,12 @@ export class Dispatcher {
     found: { route: Route; instanceId: string },
     receipt?: Capture,
   ): Promise<DeliveryOutcome> {
-    const dedup = dedupKeyOf(found.route, screened.message, this.#scope(screened));
+    const dedup = dedupKeyOf(
+      found.route,
+      screened.message,
+      this.#scope(screened),
+      screened.idempotencyKey,
+    );
     const earlier = dedup && await earlierDelivery(this.#o.db, dedup);
     if (earlier) return { kind: "settled", instances: [earlier] };
     // The one handoff: resolved on the arrival lane, run on the instance's lane.
@@ -474,28 +497,29 @@ interface StartWork {
 /** Stage 7a: a new instance — step, then insert it with everything the step produced. */
 export async function runStart(o: DispatcherOptions, w: StartWork): Promise<DeliveryOutcome> {
   const { route, screened } = w;
-  const r = await step(route.plan, undefined, {
+  const code = screened.admitted.raise;
+  const started = await startInstance(o, route.plan, {
     type: "start",
     instanceId: w.instanceId,
     process: route.subscription.process,
     node: route.subscription.nodeId,
     message: screened.message,
     variables: screened.admitted.variables,
-  }, portsFor(route.deployment, o.clock));
-  if (r.refusal) return { kind: "refused", refusal: "rejected", diagnostics: [r.refusal] };
-  return await commitResult(o, {
+    ...(code === undefined ? {} : { raise: { code, message: failedValidation(code) } }),
+  }, {
     tenant: screened.channel.tenant,
     instanceId: w.instanceId,
     deployment: route.deployment,
-    plan: route.plan,
-    processId: route.subscription.process,
     capture: w.receipt,
     dedup: w.dedup,
     admission: {
       channel: screened.channel.decl.name,
       cap: screened.channel.decl.maxConcurrentInstances,
     },
-  }, r);
+  });
+  return started.kind === "committed"
+    ? started.outcome
+    : { kind: "refused", refusal: "rejected", diagnostics: [started.refusal] };
 }
 
 interface ResumeWork extends Omit<StartWork, "route"> {
@@ -504,79 +528,51 @@ interface ResumeWork extends Omit<StartWork, "route"> {
 
 /** Stage 7b: a parked instance — claim, rehydrate, step, commit (the claim is released on every exit). */
 export async function runResume(o: DispatcherOptions, w: ResumeWork): Promise<DeliveryOutcome> {
+  const { instanceId } = w;
+  const nodeId = w.route.subscription.nodeId;
   const key = {
     tenant: w.screened.channel.tenant,
-    instanceId: w.instanceId,
+    instanceId,
     owner: `${o.replicaId}/lane-${w.lane}`,
   };
-  const claimed = await claimInstance(o.db, key);
-  if (claimed === "held") {
-    return refused(
-      "retry",
-      "SUTRA.RUNTIME.RESUME.CLAIM_HELD",
-      `instance ${w.instanceId} is being advanced elsewhere; retry`,
-      { instanceId: w.instanceId },
-    );
-  }
-  if (typeof claimed === "string") {
-    return refused(
-      "not-found",
-      "SUTRA.RUNTIME.RELAY.CORRELATION_NOT_FOUND",
-      `instance ${w.instanceId} no longer waits for this message`,
-      { instanceId: w.instanceId },
-    );
-  }
-  let committed = false;
-  try {
-    const deployment = o.registry.get(claimed.deploymentId);
-    const plan = deployment?.plans.get(claimed.processId);
-    if (!deployment || !plan) {
-      return refused(
-        "not-found",
-        "SUTRA.RUNTIME.RELAY.CORRELATION_NOT_FOUND",
-        `instance ${w.instanceId} is pinned to deployment ${claimed.deploymentId}, which is not loaded`,
-        { instanceId: w.instanceId, deploymentId: claimed.deploymentId },
-      );
-    }
-    const decoded = decodeSnapshot(plan, claimed.snapshot);
-    if (decoded.diagnostics) {
-      return { kind: "refused", refusal: "failed", diagnostics: decoded.diagnostics };
-    }
-    const state: InstanceState = decoded.state;
-    const nodeId = w.route.subscription.nodeId;
+  const advanced = await advanceInstance(o, key, ({ plan, state }) => {
     const wait = [...state.waits.values()].find((x) =>
       x.kind === "message" && plan.processById.get(x.process)?.nodes[x.node]?.id === nodeId
     );
-    if (!wait) {
+    return wait ? resumeInput(wait.id, w.screened) : { leave: `is not parked at '${nodeId}'` };
+  }, { capture: w.receipt, dedup: w.dedup });
+  switch (advanced.kind) {
+    case "committed":
+      return advanced.outcome;
+    case "refused-step":
+      return { kind: "refused", refusal: "rejected", diagnostics: [advanced.refusal] };
+    case "undecodable":
+      return { kind: "refused", refusal: "failed", diagnostics: advanced.diagnostics };
+    case "held":
       return refused(
-        "not-found",
-        "SUTRA.RUNTIME.RELAY.CORRELATION_NOT_FOUND",
-        `instance ${w.instanceId} is not parked at '${nodeId}'`,
-        { instanceId: w.instanceId, node: nodeId },
+        "retry",
+        "SUTRA.RUNTIME.RESUME.CLAIM_HELD",
+        `instance ${instanceId} is being advanced elsewhere; retry`,
+        { instanceId },
       );
-    }
-    const r = await step(
-      plan,
-      state,
-      resumeInput(wait.id, w.screened),
-      portsFor(deployment, o.clock),
-    );
-    if (r.refusal) return { kind: "refused", refusal: "rejected", diagnostics: [r.refusal] };
-    const outcome = await commitResult(o, {
-      tenant: key.tenant,
-      instanceId: w.instanceId,
-      deployment,
-      plan,
-      processId: claimed.processId,
-      capture: w.receipt,
-      owner: key.owner,
-      dedup: w.dedup,
-    }, r);
-    committed = outcome.kind === "settled";
-    return outcome;
-  } finally {
-    if (!committed) await releaseClaim(o.db, key);
+    case "gone":
+      return notWaiting(`instance ${instanceId} no longer waits for this message`, { instanceId });
+    case "unloaded":
+      return notWaiting(
+        `instance ${instanceId} is pinned to deployment ${advanced.deploymentId}, which is not loaded`,
+        { instanceId, deploymentId: advanced.deploymentId },
+      );
+    case "left":
+      return notWaiting(`instance ${instanceId} ${advanced.reason}`, { instanceId, node: nodeId });
   }
+}
+
+function notWaiting(message: string, attributes: Record<string, string>): DeliveryOutcome {
+  return refused("not-found", "SUTRA.RUNTIME.RELAY.CORRELATION_NOT_FOUND", message, attributes);
+}
+
+function failedValidation(code: string): string {
+  return `the message failed validation (${code})`;
 }
 
 /**
@@ -587,8 +583,11 @@ export async function runResume(o: DispatcherOptions, w: ResumeWork): Promise<De
  */
 function resumeInput(wait: number, screened: Screened): StepInput {
   const code = screened.admitted.raise;
-  if (code === undefined) return { type: "message", wait, message: screened.message };
-  return { type: "error", wait, code, message: `the message failed validation (${code})` };
+  if (code === undefined) {
+    const message = { ...screened.message, variables: screened.admitted.variables };
+    return { type: "message", wait, message };
+  }
+  return { type: "error", wait, code, message: failedValidation(code) };
 }
 
 /** Stage 8: one outcome for the caller — the first refusal, else every instance and the first reply. */

@@ -1,7 +1,13 @@
 /**
  * The executor's ports for a deployment: the engine clock, the package's
- * own templates (`templates/`) and its decisions and rulesets (`rules/`:
- * `.dmn` models and `.srl` files). Built once per deployment.
+ * own templates (`templates/`), its decisions and rulesets (`rules/`:
+ * `.dmn` models and `.srl` files) and its data stores (`datastores.yaml`).
+ *
+ * The stateless ports are built once per deployment. Data stores are
+ * opened once per deployment too, on first use, by {@link DeploymentStores};
+ * every step gets a fresh {@link StepStores} over them (its reads' row locks
+ * and its writes form one unit of work), which the commit finishes and
+ * {@link StepPorts.release} rolls back when the step is abandoned.
  *
  * @module
  */
@@ -9,13 +15,27 @@ import { evaluateDecision } from "../../../lang/dmn/mod.ts";
 import { FeelContext } from "../../../lang/feel/mod.ts";
 import { evaluate as evaluateRuleset } from "../../../lang/srl/mod.ts";
 import type { Clock } from "../../core/clock.ts";
+import type { Logger } from "../../core/log.ts";
+import type { ResolveContext } from "../../core/secrets.ts";
+import { DiagnosticError } from "../../core/diagnostic.ts";
+import {
+  type DataStoreSet,
+  declarationOf,
+  openDataStores,
+  resolveProjection,
+  StepStores,
+} from "../../datastore/mod.ts";
 import type { DecisionOutcome, DecisionRequest, Ports } from "../../executor/mod.ts";
-import type { LoadedPackage } from "../../package/mod.ts";
-import type { ActiveDeployment } from "../deployments/registry.ts";
+import { COVERAGE_STORE, type DataStoreDecl, type LoadedPackage } from "../../package/mod.ts";
+import type { ActiveDeployment, DeploymentRegistry } from "../deployments/registry.ts";
 
 const cache = new WeakMap<ActiveDeployment, Ports>();
 
-/** The ports steps of `deployment`'s instances run with. */
+/**
+ * The store-less ports steps of `deployment`'s instances run with. A step
+ * run with these cannot read a data store, and its commit refuses any
+ * store write (see {@link stepPorts} for the ports with stores).
+ */
 export function portsFor(deployment: ActiveDeployment, clock: Clock): Ports {
   let ports = cache.get(deployment);
   if (!ports) {
@@ -35,6 +55,130 @@ export function portsFor(deployment: ActiveDeployment, clock: Clock): Ports {
     cache.set(deployment, ports);
   }
   return ports;
+}
+
+/** The ports of one step and the data-store work they carry. */
+export interface StepPorts {
+  /** What the executor runs the step with. */
+  readonly ports: Ports;
+  /**
+   * The step's unit of work on the deployment's stores, for the commit;
+   * absent when the deployment declares no business store.
+   */
+  readonly stores?: StepStores;
+  /**
+   * Rolls back the step's store work (releasing its row locks) unless the
+   * commit already finished it. Call it on every way out of the step.
+   */
+  release(): Promise<void>;
+}
+
+/**
+ * The ports for one step of `deployment`'s instances, with a fresh unit of
+ * work on its data stores when `stores` is given and the deployment
+ * declares any.
+ */
+export function stepPorts(
+  deployment: ActiveDeployment,
+  clock: Clock,
+  stores?: DeploymentStores,
+): StepPorts {
+  const base = portsFor(deployment, clock);
+  const set = stores?.storesOf(deployment);
+  if (set === undefined) return { ports: base, release: () => Promise.resolve() };
+  const work = new StepStores(set);
+  return { ports: { ...base, store: work }, stores: work, release: () => work.rollback() };
+}
+
+/** What {@link DeploymentStores} needs. */
+export interface DeploymentStoresOptions {
+  /** The deployments served; stores of one that leaves it are closed. */
+  readonly registry: DeploymentRegistry;
+  /** Resolves the stores' `url-ref` / `username-ref` / `password-ref`. */
+  readonly resolve: ResolveContext;
+  readonly logger: Logger;
+}
+
+/**
+ * One engine's open data stores, per deployment. Each deployment's
+ * business stores (every declared store but the engine-owned `coverage`
+ * one) are opened through the provider registry on first use, each on its
+ * own connection, never the engine's database. A failed open is not
+ * cached: the next step tries again. A deployment that leaves the
+ * registry (retired) has its stores closed; {@link close} closes the rest.
+ */
+export class DeploymentStores {
+  readonly #o: DeploymentStoresOptions;
+  readonly #open = new Map<string, Promise<DataStoreSet>>();
+  readonly #unsubscribe: () => void;
+
+  /** @param options the registry it follows and how references resolve */
+  constructor(options: DeploymentStoresOptions) {
+    this.#o = options;
+    this.#unsubscribe = options.registry.subscribe(() => void this.#closeRetired());
+  }
+
+  /** The deployment's open stores, or undefined when it declares no business store. */
+  storesOf(deployment: ActiveDeployment): Promise<DataStoreSet> | undefined {
+    const cached = this.#open.get(deployment.deploymentId);
+    if (cached) return cached;
+    const declared = (deployment.package.stores.entries ?? [])
+      .filter((s) => s.name !== COVERAGE_STORE);
+    if (declared.length === 0) return undefined;
+    const opening = openDeclared(declared, deployment.package, this.#o.resolve);
+    this.#open.set(deployment.deploymentId, opening);
+    opening.catch((error) => {
+      this.#open.delete(deployment.deploymentId);
+      this.#o.logger.error("opening the deployment's data stores failed", {
+        deploymentId: deployment.deploymentId,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    });
+    return opening;
+  }
+
+  /** Stops following the registry and closes every open store. */
+  async close(): Promise<void> {
+    this.#unsubscribe();
+    const all = [...this.#open.keys()];
+    await Promise.all(all.map((id) => this.#closeOne(id)));
+  }
+
+  async #closeRetired(): Promise<void> {
+    const live = new Set(this.#o.registry.list().map((d) => d.deploymentId));
+    const retired = [...this.#open.keys()].filter((id) => !live.has(id));
+    await Promise.all(retired.map((id) => this.#closeOne(id)));
+  }
+
+  async #closeOne(deploymentId: string): Promise<void> {
+    const opening = this.#open.get(deploymentId);
+    if (!opening) return;
+    this.#open.delete(deploymentId);
+    try {
+      await (await opening).close();
+    } catch (error) {
+      // A store that never opened has nothing to close; a failed close is only worth a line.
+      this.#o.logger.warn("closing a deployment's data stores failed", {
+        deploymentId,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+}
+
+/** Resolves each store's projection, then opens them all; a store that cannot be resolved opens none. */
+function openDeclared(
+  declared: readonly DataStoreDecl[],
+  pkg: LoadedPackage,
+  resolve: ResolveContext,
+): Promise<DataStoreSet> {
+  const resolved = declared.map((s) => resolveProjection(s, pkg));
+  const problems = resolved.flatMap((r) => r.diagnostics);
+  if (problems.length > 0) return Promise.reject(new DiagnosticError(problems));
+  return openDataStores(
+    declared.map((s, i) => declarationOf(s, resolved[i].projection)),
+    { resolve, files: pkg.files },
+  );
 }
 
 const failed = (message: string): DecisionOutcome => ({

@@ -149,6 +149,7 @@ export async function commitStep(tx: Transaction, c: StepCommit): Promise<void> 
     writeWaits(tx, c),
     writeAliases(tx, c, ended),
     writeOutbox(tx, c),
+    withdrawOutbox(tx, c),
     writeAudit(tx, c),
   ]);
 }
@@ -246,6 +247,30 @@ async function writeOutbox(tx: Transaction, c: StepCommit): Promise<void> {
      values ${values}`,
     params,
   );
+}
+
+/**
+ * Deletes the deliveries of requests the step withdrew (a channel call's
+ * dead attempt), pending and poisoned alike: the one case where an
+ * undelivered row goes, because delivering it late would race the
+ * re-issued request. The failure itself stays on record in the snapshot.
+ */
+async function withdrawOutbox(tx: Transaction, c: StepCommit): Promise<void> {
+  const keys = c.effects.withdrawals;
+  if (keys.length === 0 || c.owner === undefined) return;
+  const params: unknown[] = [c.tenant, c.instanceId];
+  const list = valuesList(params, keys.map((k) => [k]));
+  // A request already parked for a pull worker is withdrawn with it.
+  await inOrder([
+    tx.query(
+      `delete from outbox where tenant = $1 and instance_id = $2 and idempotency_key in (${list})`,
+      params,
+    ),
+    tx.query(
+      `delete from external_tasks where tenant = $1 and instance_id = $2 and idempotency_key in (${list})`,
+      params,
+    ),
+  ]);
 }
 
 async function writeAudit(tx: Transaction, c: StepCommit): Promise<void> {

@@ -8,12 +8,28 @@
  * a replica that died mid-send are picked up again once it passes; the
  * receiver sees the same idempotency key on every attempt.
  *
+ * A parking sink (the `pull` transport) dials nothing: it moves the
+ * delivery into another table, in the same transaction that deletes the
+ * outbox row, so the delivery is owned by exactly one row at every instant.
+ * Only such a sink sees the reserved `sutra-park-*` headers, stamped here
+ * from the row's own deployment and instance; every other sink gets the
+ * headers with any copies of them removed.
+ *
  * @module
  */
 import { newId } from "../../core/ids.ts";
 import type { Logger } from "../../core/log.ts";
 import type { Registry } from "../../core/registry.ts";
-import { destinationScheme, type Sink, type SinkResult } from "../../core/transport.ts";
+import {
+  destinationScheme,
+  isReservedParkHeader,
+  type OutboundMessage,
+  PARK_DEPLOYMENT_HEADER,
+  PARK_INSTANCE_HEADER,
+  type ParkingSink,
+  type Sink,
+  type SinkResult,
+} from "../../core/transport.ts";
 import type { Database } from "../../persistence/mod.ts";
 import type { PoisonedDelivery } from "../timers/mod.ts";
 
@@ -54,6 +70,31 @@ export function backoffMs(attempts: number): number {
   return Math.min(1_000 * 2 ** Math.max(0, attempts - 1), 300_000);
 }
 
+// Thrown inside a park's transaction to roll it back when the claim was lost.
+class ClaimLostError extends Error {}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The headers without the reserved park headers, whoever put them there. */
+function withoutReserved(headers: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(headers).filter(([name]) => !isReservedParkHeader(name)),
+  );
+}
+
+function messageOf(row: Row, headers: Readonly<Record<string, string>>): OutboundMessage {
+  return {
+    destination: row.destination,
+    headers,
+    body: row.body,
+    ...(row.content_type === null ? {} : { contentType: row.content_type }),
+    idempotencyKey: row.idempotency_key,
+    attempt: row.attempts,
+  };
+}
+
 /** Sends outbox rows until stopped. */
 export class OutboxWorker {
   readonly #o: OutboxWorkerOptions;
@@ -87,31 +128,53 @@ export class OutboxWorker {
   async #send(row: Row): Promise<void> {
     const scheme = destinationScheme(row.destination);
     const sink = scheme === undefined ? undefined : this.#o.sinks.get(scheme);
-    let result: SinkResult;
     if (!sink) {
-      result = {
+      await this.#record(row, {
         outcome: "retry",
         error:
           `SUTRA.OUTBOUND.SINK_UNKNOWN: no transport in this build delivers to '${row.destination}'`,
-      };
-    } else {
-      try {
-        result = await sink.send({
-          destination: row.destination,
-          headers: row.headers,
-          body: row.body,
-          ...(row.content_type === null ? {} : { contentType: row.content_type }),
-          idempotencyKey: row.idempotency_key,
-          attempt: row.attempts,
-        });
-      } catch (error) {
-        result = {
-          outcome: "retry",
-          error: error instanceof Error ? error.message : String(error),
-        };
-      }
+      });
+      return;
+    }
+    if (sink.kind === "park") {
+      const result = await this.#park(sink, row);
+      if (result) await this.#record(row, result);
+      return;
+    }
+    let result: SinkResult;
+    try {
+      result = await sink.send(messageOf(row, withoutReserved(row.headers)));
+    } catch (error) {
+      result = { outcome: "retry", error: errorText(error) };
     }
     await this.#record(row, result);
+  }
+
+  /**
+   * Parks the row and deletes it in one transaction; resolves to a result
+   * still to record, or undefined when the row is settled (parked, or
+   * reclaimed by another replica after this claim expired, in which case the
+   * park rolled back and that replica owns the delivery).
+   */
+  async #park(sink: ParkingSink, row: Row): Promise<SinkResult | undefined> {
+    const headers: Record<string, string> = withoutReserved(row.headers);
+    if (row.deployment_id !== null) headers[PARK_DEPLOYMENT_HEADER] = row.deployment_id;
+    if (row.instance_id !== null) headers[PARK_INSTANCE_HEADER] = row.instance_id;
+    try {
+      return await this.#o.db.transaction(async (tx) => {
+        const result = await sink.park(messageOf(row, headers), tx);
+        if (result.outcome !== "delivered") return result;
+        const { rowCount } = await tx.query(
+          "delete from outbox where tenant = $1 and outbox_id = $2 and claimed_by = $3",
+          [row.tenant, row.outbox_id, this.#o.owner],
+        );
+        if (rowCount === 0) throw new ClaimLostError();
+        return undefined;
+      });
+    } catch (error) {
+      if (error instanceof ClaimLostError) return undefined;
+      return { outcome: "retry", error: errorText(error) };
+    }
   }
 
   async #record(row: Row, result: SinkResult): Promise<void> {

@@ -1,0 +1,356 @@
+/**
+ * The worker routes under `/sutra/external-tasks`: fetch-and-lock (a
+ * bounded long poll), complete (re-take the lock, dispatch through the one
+ * intake path under the task's idempotency key, then delete) and failure
+ * (spend or set the budget). Operate-surface routes: a completion can do
+ * nothing an inbound message on the same channel could not.
+ *
+ * @module
+ */
+import { diagnostic } from "../../core/diagnostic.ts";
+import type { Logger } from "../../core/log.ts";
+import type { DeliveryOutcome, InboundDelivery } from "../../core/transport.ts";
+import type { Database } from "../../persistence/mod.ts";
+import type { DeploymentRegistry } from "../deployments/registry.ts";
+import { channelDestination } from "../dispatch/encode.ts";
+import { diagnosticResponse, jsonResponse, type Router } from "../http_router.ts";
+import type { Doorbell } from "./doorbell.ts";
+import {
+  checkComplete,
+  type Checked,
+  checkFailure,
+  checkFetch,
+  type CompleteRequest,
+  type FailureRequest,
+  type FetchRequest,
+} from "./requests.ts";
+import type { ExternalTaskSettings } from "./settings.ts";
+import {
+  claimTasks,
+  deleteTask,
+  failTask,
+  type HeldTask,
+  holdLock,
+  type LockedTask,
+  type LockState,
+  probeTask,
+  releaseLock,
+  type TaskAddress,
+} from "./store.ts";
+
+// A waiting fetch re-runs its claim this often even without a ring: a lock
+// that expires or a backoff that elapses rings nothing, and neither does a
+// notification lost with a database connection.
+const REPOLL_MS = 1_000;
+
+// Room around a completion's result for the rest of its JSON envelope.
+const ENVELOPE_BYTES = 65_536;
+
+/** What the routes need. */
+export interface ExternalTaskRoutesOptions {
+  readonly db: Database;
+  readonly registry: DeploymentRegistry;
+  /** The engine's one intake path. */
+  readonly deliver: (delivery: InboundDelivery) => Promise<DeliveryOutcome>;
+  readonly settings: ExternalTaskSettings;
+  readonly doorbell: Doorbell;
+  readonly logger: Logger;
+  /** `sutra.inbound.payload-cap-bytes`: a completion's result may be this large. */
+  readonly payloadCapBytes: number;
+  /** Aborted when the engine stops, so waiting fetches answer at once. */
+  readonly stopping: AbortSignal;
+}
+
+/** Mounts the three worker routes. */
+export function addExternalTaskRoutes(router: Router, o: ExternalTaskRoutesOptions): void {
+  const small = ENVELOPE_BYTES;
+  router.add(
+    "POST",
+    "/sutra/external-tasks/fetch-and-lock",
+    (request) =>
+      withBody(request, small, async (body) => {
+        const checked = checkFetch(body, o.settings);
+        return "diagnostics" in checked
+          ? diagnosticResponse(400, checked.diagnostics)
+          : await fetchAndLock(o, checked.ok);
+      }),
+  );
+  router.add(
+    "POST",
+    "/sutra/external-tasks/{id}/complete",
+    (request, params) =>
+      withBody(
+        request,
+        o.payloadCapBytes + ENVELOPE_BYTES,
+        (body) => orRefuse(checkComplete(body), (r) => complete(o, params.id, r)),
+      ),
+  );
+  router.add(
+    "POST",
+    "/sutra/external-tasks/{id}/failure",
+    (request, params) =>
+      withBody(
+        request,
+        small,
+        (body) => orRefuse(checkFailure(body, o.settings), (r) => fail(o, params.id, r)),
+      ),
+  );
+}
+
+function orRefuse<T>(checked: Checked<T>, run: (ok: T) => Promise<Response>): Promise<Response> {
+  return "diagnostics" in checked
+    ? Promise.resolve(diagnosticResponse(400, checked.diagnostics))
+    : run(checked.ok);
+}
+
+/** Reads a JSON body of at most `capBytes`; 413 over the cap, 400 when it is not JSON. */
+async function withBody(
+  request: Request,
+  capBytes: number,
+  handle: (body: unknown) => Promise<Response>,
+): Promise<Response> {
+  const tooLarge = () =>
+    diagnosticResponse(413, [
+      diagnostic("SUTRA.INBOUND.PAYLOAD_TOO_LARGE", `the request body is over ${capBytes} bytes`, {
+        attributes: { capBytes },
+      }),
+    ]);
+  if (Number(request.headers.get("content-length") ?? 0) > capBytes) return tooLarge();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of request.body ?? []) {
+    size += chunk.byteLength;
+    if (size > capBytes) return tooLarge();
+    chunks.push(chunk);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(new TextDecoder().decode(concat(chunks, size)));
+  } catch {
+    return diagnosticResponse(400, [
+      diagnostic("SUTRA.EXTERNAL_TASK.REQUEST_INVALID", "the request body is not valid JSON"),
+    ]);
+  }
+  return await handle(body);
+}
+
+function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
+
+/** A channel name resolved in the live deployment set. */
+interface NamedAddress extends TaskAddress {
+  readonly name: string;
+}
+
+/** Where tasks of these channel names may live: every live deployment declaring one. */
+function addressesOf(registry: DeploymentRegistry, names: ReadonlySet<string>): NamedAddress[] {
+  return registry.list().flatMap((d) =>
+    (d.package.channels.entries ?? [])
+      .filter((c) => names.has(c.name))
+      .map((c) => ({
+        deploymentId: d.deploymentId,
+        destination: channelDestination(c),
+        name: c.name,
+      }))
+  );
+}
+
+/** The channel name of a task's address, if its deployment is still live. */
+function channelOf(registry: DeploymentRegistry, a: TaskAddress): string | undefined {
+  return registry.get(a.deploymentId)?.package.channels.entries
+    ?.find((c) => channelDestination(c) === a.destination)?.name;
+}
+
+async function fetchAndLock(
+  o: ExternalTaskRoutesOptions,
+  r: FetchRequest,
+): Promise<Response> {
+  const names = new Set(r.channels);
+  // Subscribed before the first query, so a park during it still wakes the wait.
+  const subscription = o.doorbell.subscribe(
+    addressesOf(o.registry, names).map((a) => a.destination),
+  );
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), r.waitMs);
+  const over = AbortSignal.any([deadline.signal, o.stopping]);
+  try {
+    for (;;) {
+      const addresses = addressesOf(o.registry, names);
+      const tasks = await claimTasks(o.db, {
+        workerId: r.workerId,
+        lockMs: r.lockMs,
+        maxTasks: r.maxTasks,
+        addresses,
+        retries: o.settings.retries,
+      });
+      if (tasks.length > 0 || r.waitMs === 0 || over.aborted) {
+        return jsonResponse(200, tasks.map((t) => taskJson(t, addresses)));
+      }
+      await subscription.wait(REPOLL_MS, over);
+    }
+  } finally {
+    clearTimeout(timer);
+    subscription.close();
+  }
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** A task as the worker sees it; bytes that are not UTF-8 travel as base64. */
+function taskJson(t: LockedTask, addresses: readonly NamedAddress[]) {
+  const name = addresses.find((a) =>
+    a.deploymentId === t.deploymentId && a.destination === t.destination
+  )?.name;
+  let text: string | undefined;
+  try {
+    text = strictUtf8.decode(t.body);
+  } catch {
+    text = undefined;
+  }
+  return {
+    id: t.taskId,
+    channel: name ?? null,
+    instanceId: t.instanceId ?? null,
+    headers: t.headers,
+    ...(text === undefined ? { body: null, bodyBase64: t.body.toBase64() } : { body: text }),
+    contentType: t.contentType ?? null,
+    attempts: t.attempts,
+    retriesLeft: t.retriesLeft,
+    lockExpiresAt: t.lockExpiresAt.toISOString(),
+  };
+}
+
+async function complete(
+  o: ExternalTaskRoutesOptions,
+  taskId: string,
+  r: CompleteRequest,
+): Promise<Response> {
+  // The lock is re-taken for the dispatch, so it cannot lapse and hand the
+  // task to a second worker while this result is inside the engine.
+  const held = await holdLock(o.db, {
+    taskId,
+    workerId: r.workerId,
+    lockMs: o.settings.defaultLockMs,
+  });
+  if (!held) return verdict(await probeTask(o.db, taskId), taskId, r.workerId);
+  const channel = channelOf(o.registry, held);
+  const outcome: DeliveryOutcome = channel === undefined
+    ? {
+      kind: "refused",
+      refusal: "not-found",
+      diagnostics: [diagnostic(
+        "SUTRA.RESOLVE.CHANNEL.UNKNOWN",
+        `deployment ${held.deploymentId} of task ${taskId} is not loaded`,
+        { attributes: { deploymentId: held.deploymentId } },
+      )],
+    }
+    : await o.deliver({
+      channel,
+      ...completionBody(held, r.result),
+      headers: held.headers,
+      idempotencyKey: held.idempotencyKey,
+    });
+  if (outcome.kind === "refused") {
+    await releaseLock(o.db, { taskId, workerId: r.workerId });
+    const cause = outcome.diagnostics[0]?.code ?? "SUTRA.RUNTIME.UNEXPECTED";
+    return diagnosticResponse(422, [
+      diagnostic(
+        "SUTRA.EXTERNAL_TASK.COMPLETION_REFUSED",
+        `the engine refused the completion of task ${taskId} (${cause}); the task is fetchable again`,
+        { attributes: { taskId, causeCode: cause, refusal: outcome.refusal } },
+      ),
+      ...outcome.diagnostics,
+    ]);
+  }
+  // Deleted only after the engine accepted the result: a crash before this
+  // line re-offers the task, and inbox dedup absorbs the second completion.
+  await deleteTask(o.db, taskId);
+  return jsonResponse(
+    200,
+    outcome.kind === "captured"
+      ? { id: taskId, receiptId: outcome.receiptId }
+      : { id: taskId, instances: outcome.instances },
+  );
+}
+
+const utf8 = new TextEncoder();
+
+/** The message a completion delivers: the worker's result, else the original request. */
+function completionBody(
+  task: HeldTask,
+  result: { readonly value: unknown } | undefined,
+): { body: Uint8Array; contentType?: string } {
+  if (!result) {
+    return { body: task.body, ...(task.contentType ? { contentType: task.contentType } : {}) };
+  }
+  const { value } = result;
+  const json = /json/i.test(task.contentType ?? "application/json");
+  if (typeof value === "string" && !json) {
+    return { body: utf8.encode(value), contentType: task.contentType ?? "text/plain" };
+  }
+  return { body: utf8.encode(JSON.stringify(value)), contentType: "application/json" };
+}
+
+async function fail(
+  o: ExternalTaskRoutesOptions,
+  taskId: string,
+  r: FailureRequest,
+): Promise<Response> {
+  const failed = await failTask(o.db, {
+    taskId,
+    workerId: r.workerId,
+    errorMessage: r.errorMessage,
+    ...(r.retries === undefined ? {} : { retries: r.retries }),
+    retryTimeoutMs: r.retryTimeoutMs,
+    defaultRetries: o.settings.retries,
+  });
+  if (!failed) return verdict(await probeTask(o.db, taskId), taskId, r.workerId);
+  if (failed.terminal) {
+    o.logger.warn(`external task ${taskId} spent its failure budget and is terminal`, {
+      code: "SUTRA.EXTERNAL_TASK.RETRIES_EXHAUSTED",
+      taskId,
+      workerId: r.workerId,
+      error: r.errorMessage,
+    });
+  }
+  return jsonResponse(200, {
+    id: taskId,
+    retriesLeft: failed.retriesLeft,
+    terminal: failed.terminal,
+  });
+}
+
+/** Why an ownership-guarded mutation matched nothing; never a 200. */
+function verdict(state: LockState | undefined, taskId: string, workerId: string): Response {
+  const attributes = { taskId, workerId };
+  const refuse = (status: number, code: string, message: string) =>
+    diagnosticResponse(status, [diagnostic(code, message, { attributes })]);
+  if (!state) return refuse(404, "SUTRA.EXTERNAL_TASK.UNKNOWN", `no external task ${taskId}`);
+  if (state.terminal) {
+    return refuse(
+      409,
+      "SUTRA.EXTERNAL_TASK.TERMINAL",
+      `external task ${taskId} is terminal: its failure budget is spent`,
+    );
+  }
+  // A worker whose lapsed lock was taken over hears that its lock expired.
+  if (state.lockLive && state.lockOwner !== workerId && state.expiredOwner !== workerId) {
+    return refuse(
+      409,
+      "SUTRA.EXTERNAL_TASK.LOCKED_BY_OTHER",
+      `external task ${taskId} is locked by another worker`,
+    );
+  }
+  return refuse(
+    409,
+    "SUTRA.EXTERNAL_TASK.LOCK_EXPIRED",
+    `worker ${workerId} no longer holds the lock on external task ${taskId}`,
+  );
+}
