@@ -1,14 +1,13 @@
 /**
  * `sutra-engine`: the composition root. It is the one place that names the
- * concrete implementations (secret resolvers, codecs, transports; data
- * stores as they land), each of which registers itself on import.
+ * concrete implementations (secret resolvers, codecs, transports, data-store
+ * providers), each of which registers itself on import.
  *
  * @module
  */
 import "./io/codecs/mod.ts";
 import "./io/secrets/mod.ts";
 import "./io/datastores/mod.ts";
-import "./io/codecs/mod.ts";
 import "./io/transports/mod.ts";
 import { runEngineProcess } from "./engine/runtime/mod.ts";
 

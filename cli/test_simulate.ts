@@ -12,6 +12,7 @@
  * @module
  */
 import "../io/codecs/mod.ts";
+import "../io/datastores/mod.ts";
 import "../io/secrets/mod.ts";
 import "../io/transports/mod.ts";
 import {

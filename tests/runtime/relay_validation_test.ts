@@ -79,3 +79,32 @@ Deno.test('q:onValidation mode="error" raises the BPMN error at the waiting node
     assert.equal(ok.status, 200, JSON.stringify(ok.body));
     assert.equal((await rowOf(engine, clean)).status, "COMPLETED");
   }));
+
+Deno.test('q:onValidation mode="route" hands the relay\'s validation summary to the instance', () =>
+  withEngine(async (engine) => {
+    const routed = await park(engine, "vh-routed", "R-1");
+    const resumed = await post(engine, "/channels/vh-decision", { rref: "R-1", amount: -5 });
+    assert.equal(resumed.status, 200, JSON.stringify(resumed.body));
+    assert.equal((await rowOf(engine, routed)).status, "COMPLETED");
+    const inspected = await get(engine, `/admin/instances/${routed}`);
+    const variables = inspected.body.variables as Record<string, string>;
+    assert.match(variables.validation, /AMOUNT_NEGATIVE/);
+  }));
+
+Deno.test('q:onValidation mode="error" on a start event raises the error for the event sub-process', () =>
+  withEngine(async (engine) => {
+    const refused = await post(engine, "/channels/vh-guarded", { amount: -5 });
+    assert.equal(refused.status, 200, JSON.stringify(refused.body));
+    const id = (refused.body.instances as { instanceId: string }[])[0].instanceId;
+    const inspected = await get(engine, `/admin/instances/${id}`);
+    const variables = inspected.body.variables as Record<string, string>;
+    assert.deepEqual([variables.refused, variables.accepted], ['"BAD_DECISION"', undefined]);
+
+    const accepted = await post(engine, "/channels/vh-guarded", { amount: 5 });
+    const ok = (accepted.body.instances as { instanceId: string }[])[0].instanceId;
+    const clean = (await get(engine, `/admin/instances/${ok}`)).body.variables as Record<
+      string,
+      string
+    >;
+    assert.deepEqual([clean.refused, clean.accepted], [undefined, "true"]);
+  }));
