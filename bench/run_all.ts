@@ -1,5 +1,6 @@
 /**
- * Runs every benchmark in `bench/` (each `.ts` file but this one) in turn with the bench permission set; each
+ * Runs every benchmark in `bench/` (each `.ts` file but this one and the
+ * `_`-prefixed support modules) in turn with the bench permission set; each
  * prints its own JSON lines. Extra arguments are passed to every benchmark.
  *
  * @module
@@ -8,7 +9,9 @@ const dir = new URL(".", import.meta.url).pathname;
 const config = new URL("../deno.json", import.meta.url).pathname;
 const files: string[] = [];
 for await (const e of Deno.readDir(dir)) {
-  if (e.isFile && e.name.endsWith(".ts") && e.name !== "run_all.ts") files.push(e.name);
+  if (!e.isFile || !e.name.endsWith(".ts") || e.name === "run_all.ts") continue;
+  // `_`-prefixed modules are support code the benchmarks import, not benchmarks.
+  if (!e.name.startsWith("_")) files.push(e.name);
 }
 let failed = 0;
 for (const name of files.sort()) {

@@ -15,6 +15,7 @@ export {
   resolveProjection,
 } from "./projection.ts";
 export { type DeclaredField, type FieldFacets, XsdFolder } from "./xsd_fields.ts";
+export { isXsdNumeric, XSD_INTEGER_TYPES } from "./xsd_builtins.ts";
 export {
   type ColumnPlan,
   CONTROL_COLUMNS,

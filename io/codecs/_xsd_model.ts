@@ -13,6 +13,7 @@
  *
  * @module
  */
+import { isXsdNumeric } from "../../engine/datastore/mod.ts";
 import { parseXmlTree, type XmlNode } from "./_xml_tree.ts";
 
 /** The XML Schema namespace. */
@@ -112,29 +113,10 @@ export function clark(uri: string, local: string): string {
   return `{${uri}}${local}`;
 }
 
-const NUMBER_TYPES = new Set([
-  "decimal",
-  "integer",
-  "int",
-  "long",
-  "short",
-  "byte",
-  "nonNegativeInteger",
-  "positiveInteger",
-  "nonPositiveInteger",
-  "negativeInteger",
-  "unsignedLong",
-  "unsignedInt",
-  "unsignedShort",
-  "unsignedByte",
-  "float",
-  "double",
-]);
-
 /** The FEEL scalar type of a payload value of this simple type. */
 export function scalarKind(type: XsdSimpleType): "number" | "boolean" | "string" {
   if (type.list) return "string";
-  if (NUMBER_TYPES.has(type.builtin)) return "number";
+  if (isXsdNumeric(type.builtin)) return "number";
   return type.builtin === "boolean" ? "boolean" : "string";
 }
 

@@ -20,7 +20,6 @@
  * @module
  */
 import {
-  conflictError,
   type DataStoreConnection,
   type DataStoreTransaction,
   type GetOptions,
@@ -30,7 +29,8 @@ import {
   type WriteOptions,
 } from "../../engine/core/datastore.ts";
 import { diagnostic, DiagnosticError } from "../../engine/core/diagnostic.ts";
-import type { SqlClient, SqlTransaction } from "./_sql.ts";
+import { XSD_INTEGER_TYPES } from "../../engine/datastore/mod.ts";
+import { RevisionedTransaction, type SqlClient, type SqlTransaction } from "./_sql.ts";
 
 /** The control columns every projected table carries. */
 const CONTROL = ["store_key", "rev", "updated_at"] as const;
@@ -281,13 +281,10 @@ export function unsatisfied(
   return problems;
 }
 
-class ProjectedTransaction implements DataStoreTransaction {
-  readonly #tx: SqlTransaction;
-  readonly #store: string;
+class ProjectedTransaction extends RevisionedTransaction {
   readonly #p: StoreProjection;
   readonly #sql: ProjectedSql;
   readonly #live: ReadonlyMap<string, LiveColumn>;
-  #ended = false;
 
   constructor(
     tx: SqlTransaction,
@@ -298,18 +295,14 @@ class ProjectedTransaction implements DataStoreTransaction {
       live: ReadonlyMap<string, LiveColumn>;
     },
   ) {
-    this.#tx = tx;
-    this.#store = o.store;
+    super(tx, o.store);
     this.#p = o.projection;
     this.#sql = o.sql;
     this.#live = o.live;
   }
 
   async get(key: string, options: GetOptions = {}): Promise<StoredRecord | undefined> {
-    const { rows } = await this.#tx.query(
-      this.#sql.select(this.#p, options.forUpdate === true),
-      [key],
-    );
+    const { rows } = await this.query(this.#sql.select(this.#p, options.forUpdate === true), [key]);
     if (rows.length === 0) return undefined;
     const value: Record<string, unknown> = {};
     for (const c of this.#p.columns) {
@@ -321,52 +314,32 @@ class ProjectedTransaction implements DataStoreTransaction {
   }
 
   async put(key: string, value: unknown, options: WriteOptions = {}): Promise<number> {
+    // Bound before either statement, so a refused value writes nothing.
     const values = this.#bind(key, value);
-    if (options.expectRev !== undefined) {
-      const { affected } = await this.#tx.query(
-        this.#sql.update(this.#p, this.#live),
-        [...values, key, options.expectRev],
-      );
-      if (affected !== 1) throw conflictError(this.#store, key, options.expectRev);
-      return options.expectRev + 1;
-    }
-    let rows: readonly Record<string, unknown>[] = [];
-    for (const sql of this.#sql.upsert(this.#p, this.#live)) {
-      ({ rows } = await this.#tx.query(sql, [key, ...values]));
-    }
-    return Number(rows[0].rev);
+    return await this.write(key, options.expectRev, {
+      update: () => ({
+        sql: this.#sql.update(this.#p, this.#live),
+        params: [...values, key, options.expectRev],
+      }),
+      upsert: () =>
+        this.#sql.upsert(this.#p, this.#live).map((sql) => ({ sql, params: [key, ...values] })),
+    });
   }
 
   async delete(key: string, options: WriteOptions = {}): Promise<boolean> {
     const guarded = options.expectRev !== undefined;
-    const params = guarded ? [key, options.expectRev] : [key];
-    const { affected } = await this.#tx.query(this.#sql.delete(this.#p, guarded), params);
-    if (guarded && affected !== 1) throw conflictError(this.#store, key, options.expectRev!);
-    return affected > 0;
-  }
-
-  async commit(): Promise<void> {
-    this.#end();
-    await this.#tx.commit();
-  }
-
-  async rollback(): Promise<void> {
-    if (this.#ended) return;
-    this.#end();
-    await this.#tx.rollback();
-  }
-
-  #end(): void {
-    if (this.#ended) throw new Error(`data store '${this.#store}': the transaction has ended`);
-    this.#ended = true;
+    return await this.remove(key, options.expectRev, {
+      sql: this.#sql.delete(this.#p, guarded),
+      params: guarded ? [key, options.expectRev] : [key],
+    });
   }
 
   // The bind values of every declared column, in declared order; refuses what has no column.
   #bind(key: string, value: unknown): (string | number | null)[] {
     const refuse = (code: string, message: string, field?: string) =>
       new DiagnosticError(
-        diagnostic(code, `data store '${this.#store}', key '${key}': ${message}`, {
-          attributes: { store: this.#store, key, ...(field === undefined ? {} : { field }) },
+        diagnostic(code, `data store '${this.store}', key '${key}': ${message}`, {
+          attributes: { store: this.store, key, ...(field === undefined ? {} : { field }) },
         }),
       );
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
@@ -405,26 +378,10 @@ class ProjectedTransaction implements DataStoreTransaction {
   }
 }
 
-const INTEGER_TYPES = new Set([
-  "integer",
-  "int",
-  "long",
-  "short",
-  "byte",
-  "nonNegativeInteger",
-  "nonPositiveInteger",
-  "positiveInteger",
-  "negativeInteger",
-  "unsignedLong",
-  "unsignedInt",
-  "unsignedShort",
-  "unsignedByte",
-]);
-
 /** A column's canonical text as the JSON-shaped value of its declared type. */
 export function fromColumnText(c: ProjectedColumn, text: string): unknown {
   if (c.type === "boolean") return ["true", "t", "1"].includes(text.toLowerCase());
-  if (INTEGER_TYPES.has(c.type)) {
+  if (XSD_INTEGER_TYPES.has(c.type)) {
     const n = Number(text);
     return Number.isSafeInteger(n) ? n : text;
   }

@@ -104,58 +104,77 @@ export class SqlStoreConnection implements DataStoreConnection {
   }
 }
 
-class SqlStoreTransaction implements DataStoreTransaction {
+/** One statement with its parameters. */
+export interface Statement {
+  readonly sql: string;
+  readonly params: readonly unknown[];
+}
+
+/**
+ * The half of a store transaction that every table shape shares: the
+ * revision bookkeeping of writes and deletes, and ending exactly once. A
+ * shape supplies its statements and how a row reads back.
+ */
+export abstract class RevisionedTransaction implements DataStoreTransaction {
+  /** The store name, for parameters and diagnostics. */
+  protected readonly store: string;
   readonly #tx: SqlTransaction;
-  readonly #dialect: SqlDialect;
-  readonly #store: string;
-  readonly #table: string;
   #ended = false;
 
-  constructor(
-    tx: SqlTransaction,
-    options: { readonly dialect: SqlDialect; readonly store: string; readonly table: string },
-  ) {
+  /** @param tx the driver's open transaction @param store the store it serves */
+  constructor(tx: SqlTransaction, store: string) {
     this.#tx = tx;
-    this.#dialect = options.dialect;
-    this.#store = options.store;
-    this.#table = options.table;
+    this.store = store;
   }
 
-  async get(key: string, options: GetOptions = {}): Promise<StoredRecord | undefined> {
-    const sql = this.#dialect.select(this.#table, options.forUpdate === true);
-    const { rows } = await this.#tx.query(sql, [this.#store, key]);
-    if (rows.length === 0) return undefined;
-    return { value: JSON.parse(String(rows[0].value)), rev: Number(rows[0].rev) };
+  abstract get(key: string, options?: GetOptions): Promise<StoredRecord | undefined>;
+  abstract put(key: string, value: unknown, options?: WriteOptions): Promise<number>;
+  abstract delete(key: string, options?: WriteOptions): Promise<boolean>;
+
+  /** Runs one statement in the transaction. */
+  protected query(sql: string, params: readonly unknown[]): Promise<SqlResult> {
+    return this.#tx.query(sql, params);
   }
 
-  async put(key: string, value: unknown, options: WriteOptions = {}): Promise<number> {
-    const text = JSON.stringify(value ?? null);
-    if (options.expectRev !== undefined) {
-      const sql = this.#dialect.update(this.#table);
-      const { affected } = await this.#tx.query(sql, [text, this.#store, key, options.expectRev]);
-      if (affected !== 1) throw conflictError(this.#store, key, options.expectRev);
-      return options.expectRev + 1;
+  /**
+   * Writes `key`: when `expectRev` is given, through `update` (a row no
+   * longer at that revision is a conflict), else through the `upsert`
+   * statements, the last of which answers the new `rev`.
+   */
+  protected async write(
+    key: string,
+    expectRev: number | undefined,
+    statements: { readonly update: () => Statement; readonly upsert: () => readonly Statement[] },
+  ): Promise<number> {
+    if (expectRev !== undefined) {
+      const { sql, params } = statements.update();
+      const { affected } = await this.#tx.query(sql, params);
+      if (affected !== 1) throw conflictError(this.store, key, expectRev);
+      return expectRev + 1;
     }
     let last: SqlResult | undefined;
-    for (const sql of this.#dialect.upsert(this.#table)) {
-      last = await this.#tx.query(sql, [this.#store, key, text]);
-    }
+    for (const { sql, params } of statements.upsert()) last = await this.#tx.query(sql, params);
     return Number(last!.rows[0].rev);
   }
 
-  async delete(key: string, options: WriteOptions = {}): Promise<boolean> {
-    const guarded = options.expectRev !== undefined;
-    const params = guarded ? [this.#store, key, options.expectRev] : [this.#store, key];
-    const { affected } = await this.#tx.query(this.#dialect.delete(this.#table, guarded), params);
-    if (guarded && affected !== 1) throw conflictError(this.#store, key, options.expectRev!);
+  /** Deletes `key` through `statement`; with `expectRev`, a row not at that revision is a conflict. */
+  protected async remove(
+    key: string,
+    expectRev: number | undefined,
+    statement: Statement,
+  ): Promise<boolean> {
+    const { affected } = await this.#tx.query(statement.sql, statement.params);
+    if (expectRev !== undefined && affected !== 1) throw conflictError(this.store, key, expectRev);
     return affected > 0;
   }
 
+  /** Makes every write durable; a second end throws. */
   async commit(): Promise<void> {
     this.#end();
     await this.#tx.commit();
   }
 
+  /** Discards every write; harmless once the transaction has ended. */
   async rollback(): Promise<void> {
     // After a failed commit the driver already rolled back: nothing is left to end.
     if (this.#ended) return;
@@ -164,8 +183,49 @@ class SqlStoreTransaction implements DataStoreTransaction {
   }
 
   #end(): void {
-    if (this.#ended) throw new Error(`data store '${this.#store}': the transaction has ended`);
+    if (this.#ended) throw new Error(`data store '${this.store}': the transaction has ended`);
     this.#ended = true;
+  }
+}
+
+class SqlStoreTransaction extends RevisionedTransaction {
+  readonly #dialect: SqlDialect;
+  readonly #table: string;
+
+  constructor(
+    tx: SqlTransaction,
+    options: { readonly dialect: SqlDialect; readonly store: string; readonly table: string },
+  ) {
+    super(tx, options.store);
+    this.#dialect = options.dialect;
+    this.#table = options.table;
+  }
+
+  async get(key: string, options: GetOptions = {}): Promise<StoredRecord | undefined> {
+    const sql = this.#dialect.select(this.#table, options.forUpdate === true);
+    const { rows } = await this.query(sql, [this.store, key]);
+    if (rows.length === 0) return undefined;
+    return { value: JSON.parse(String(rows[0].value)), rev: Number(rows[0].rev) };
+  }
+
+  async put(key: string, value: unknown, options: WriteOptions = {}): Promise<number> {
+    const text = JSON.stringify(value ?? null);
+    return await this.write(key, options.expectRev, {
+      update: () => ({
+        sql: this.#dialect.update(this.#table),
+        params: [text, this.store, key, options.expectRev],
+      }),
+      upsert: () =>
+        this.#dialect.upsert(this.#table).map((sql) => ({ sql, params: [this.store, key, text] })),
+    });
+  }
+
+  async delete(key: string, options: WriteOptions = {}): Promise<boolean> {
+    const guarded = options.expectRev !== undefined;
+    return await this.remove(key, options.expectRev, {
+      sql: this.#dialect.delete(this.#table, guarded),
+      params: guarded ? [this.store, key, options.expectRev] : [this.store, key],
+    });
   }
 }
 

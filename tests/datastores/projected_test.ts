@@ -6,7 +6,7 @@
  * that cannot hold the projection).
  */
 import assert from "node:assert/strict";
-import type { StoreProjection } from "../../engine/core/datastore.ts";
+import type { DataStore, StoreProjection } from "../../engine/core/datastore.ts";
 import { DiagnosticError } from "../../engine/core/diagnostic.ts";
 import { eachProvider, type StoreKit } from "./_providers.ts";
 
@@ -62,6 +62,27 @@ async function withMigrations<T>(
   }
 }
 
+/**
+ * Opens store `accounts` projected onto `table`, on a package folder whose
+ * one migration `script` (file name and SQL) creates it, and runs `fn`.
+ */
+function withAccounts(
+  kit: StoreKit,
+  table: string,
+  script: readonly [name: string, sql: string],
+  fn: (ds: DataStore) => Promise<void>,
+): Promise<void> {
+  kit.dropAfter(table);
+  return withMigrations({ [script[0]]: script[1] }, async (dir) => {
+    const ds = await kit.open("accounts", {
+      settings: { migrations: "migrations" },
+      baseDir: dir,
+      projection: PROJECTION(table),
+    });
+    await fn(ds);
+  });
+}
+
 function diagnosticOf(error: unknown): { code: string; message: string } {
   assert.ok(error instanceof DiagnosticError, String(error));
   return error.diagnostics[0];
@@ -69,13 +90,7 @@ function diagnosticOf(error: unknown): { code: string; message: string } {
 
 eachProvider("a projected store keeps records on typed columns", async (kit) => {
   const table = `p_${kit.table}`;
-  kit.dropAfter(table);
-  await withMigrations({ "V1__accounts.sql": accountsDdl(kit, table) }, async (dir) => {
-    const ds = await kit.open("accounts", {
-      settings: { migrations: "migrations" },
-      baseDir: dir,
-      projection: PROJECTION(table),
-    });
+  await withAccounts(kit, table, ["V1__accounts.sql", accountsDdl(kit, table)], async (ds) => {
     const record = {
       accountId: "A-1",
       balance: "12.30",
@@ -134,13 +149,7 @@ eachProvider("a projected store keeps records on typed columns", async (kit) => 
 
 eachProvider("a projected store refuses what its record cannot hold", async (kit) => {
   const table = `p_${kit.table}`;
-  kit.dropAfter(table);
-  await withMigrations({ "V1__accounts.sql": accountsDdl(kit, table) }, async (dir) => {
-    const ds = await kit.open("accounts", {
-      settings: { migrations: "migrations" },
-      baseDir: dir,
-      projection: PROJECTION(table),
-    });
+  await withAccounts(kit, table, ["V1__accounts.sql", accountsDdl(kit, table)], async (ds) => {
     const base = { accountId: "A", balance: 1, openedAt: "2026-01-01", active: true };
 
     const undeclared = diagnosticOf(
@@ -173,7 +182,6 @@ eachProvider(
   "a live table that cannot hold the projection is refused, every column named",
   async (kit) => {
     const table = `p_${kit.table}`;
-    kit.dropAfter(table);
     const drifted = `CREATE TABLE IF NOT EXISTS ${table} (
   store_key  VARCHAR(512) NOT NULL PRIMARY KEY,
   account_id VARCHAR(35)  NOT NULL,
@@ -181,12 +189,7 @@ eachProvider(
   branch     VARCHAR(10)  NOT NULL,
   rev        BIGINT       NOT NULL DEFAULT 1
 );`;
-    await withMigrations({ "V1__drifted.sql": drifted }, async (dir) => {
-      const ds = await kit.open("accounts", {
-        settings: { migrations: "migrations" },
-        baseDir: dir,
-        projection: PROJECTION(table),
-      });
+    await withAccounts(kit, table, ["V1__drifted.sql", drifted], async (ds) => {
       for (const attempt of [() => ds.get("A"), () => ds.put("A", {})]) {
         const refused = diagnosticOf(await attempt().catch((e) => e));
         assert.equal(refused.code, "SUTRA.RUNTIME.DATASTORE.PROJECTION_UNSATISFIABLE");

@@ -5,10 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { ManualClock } from "../../engine/core/mod.ts";
-import type { Database } from "../../engine/persistence/mod.ts";
 import {
   advanceTo,
-  bootTimed,
+  auditCount,
   deployDir,
   eachTarget,
   HOUR,
@@ -16,30 +15,18 @@ import {
   statusOf,
   T0,
   timersOf,
+  withEngine,
 } from "./timers_support.ts";
 
 const FIXTURE = "tests/fixtures/runtime/timers";
 
-async function auditCount(db: Database, instanceId: string, type: string): Promise<number> {
-  const { rows } = await db.query<{ n: number }>(
-    "select count(*)::int as n from audit_events where instance_id = $1 and event_type = $2",
-    [instanceId, type],
-  );
-  return rows[0].n;
-}
-
 eachTarget("an armed catch timer survives a restart and fires once", async (target) => {
   const clock = new ManualClock(T0);
-  const first = await bootTimed(target, clock);
-  let id: string;
-  try {
+  const id = await withEngine({ target, clock }, async (first) => {
     await deployDir(first, FIXTURE);
-    id = await startOn(first, "reminder-start", {});
-  } finally {
-    await first.stop();
-  }
-  const second = await bootTimed(target, clock);
-  try {
+    return await startOn(first, "reminder-start", {});
+  });
+  await withEngine({ target, clock }, async (second) => {
     assert.deepEqual(await timersOf(second.database, id), [
       { purpose: "catch", node: "Wait", due: T0 + 24 * HOUR },
     ]);
@@ -47,28 +34,22 @@ eachTarget("an armed catch timer survives a restart and fires once", async (targ
     await advanceTo(second, clock, T0 + 48 * HOUR);
     assert.equal((await statusOf(second.database, id)).status, "COMPLETED");
     assert.equal(await auditCount(second.database, id, "instance.completed"), 1);
-  } finally {
-    await second.stop();
-  }
+  });
 });
 
 eachTarget("an armed retry backoff survives a restart and re-drives once", async (target) => {
   const clock = new ManualClock(T0);
-  const first = await bootTimed(target, clock);
-  let id: string;
-  try {
+  const id = await withEngine({ target, clock }, async (first) => {
     await deployDir(first, FIXTURE);
-    id = await startOn(first, "score-start", { ref: "r-1" });
+    const id = await startOn(first, "score-start", { ref: "r-1" });
     // The first attempt times out: the call parks in a 1 s backoff.
     await advanceTo(first, clock, T0 + 5_000);
     assert.deepEqual(await timersOf(first.database, id), [
       { purpose: "retry", node: "Score", due: T0 + 6_000 },
     ]);
-  } finally {
-    await first.stop();
-  }
-  const second = await bootTimed(target, clock);
-  try {
+    return id;
+  });
+  await withEngine({ target, clock }, async (second) => {
     await advanceTo(second, clock, T0 + 6_000);
     assert.deepEqual(await timersOf(second.database, id), [
       { purpose: "timeout", node: "Score", due: T0 + 11_000 },
@@ -81,7 +62,5 @@ eachTarget("an armed retry backoff survives a restart and re-drives once", async
     assert.match(rows[0].idempotency_key, /:Score:\d+:2$/);
     assert.equal(await auditCount(second.database, id, "task.retryScheduled"), 1);
     assert.equal((await statusOf(second.database, id)).status, "RUNNING");
-  } finally {
-    await second.stop();
-  }
+  });
 });

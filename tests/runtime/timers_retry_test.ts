@@ -21,9 +21,9 @@ import { portsFor } from "../../engine/runtime/dispatch/ports.ts";
 import { claimInstance, releaseClaim } from "../../engine/runtime/instances/repository.ts";
 import {
   advanceTo,
-  bootTimed,
-  deployDir,
-  eachTarget,
+  eachDeployed,
+  enteredNodes,
+  pollUntil,
   startOn,
   statusOf,
   T0,
@@ -45,45 +45,39 @@ async function requestKeys(db: Database, instanceId: string): Promise<string[]> 
 
 const attemptOf = (key: string) => Number(key.split(":").at(-1));
 
-eachTarget(
+eachDeployed(
   "q:retry 4 × PT1S × 2.0 on a timing-out call: backoffs of 1 s, 2 s, 4 s, then FAILED",
-  async (target) => {
-    const clock = new ManualClock(T0);
-    const engine = await bootTimed(target, clock);
-    try {
-      await deployDir(engine, FIXTURE);
-      const id = await startOn(engine, "score-start", { ref: "s-1" });
-      let sent = T0;
-      const seenKeys: string[] = [];
-      for (const [attempt, backoff] of [[1, 1 * SECOND], [2, 2 * SECOND], [3, 4 * SECOND]]) {
-        assert.deepEqual(await timersOf(engine.database, id), [
-          { purpose: "timeout", node: "Score", due: sent + TIMEOUT },
-        ]);
-        const [key] = await requestKeys(engine.database, id);
-        assert.equal(attemptOf(key), attempt);
-        seenKeys.push(key);
-        await advanceTo(engine, clock, sent + TIMEOUT);
-        assert.deepEqual(await timersOf(engine.database, id), [
-          { purpose: "retry", node: "Score", due: sent + TIMEOUT + backoff },
-        ]);
-        // The dead attempt's request is withdrawn with the backoff park.
-        assert.deepEqual(await requestKeys(engine.database, id), []);
-        sent += TIMEOUT + backoff;
-        await advanceTo(engine, clock, sent);
-      }
-      const [last] = await requestKeys(engine.database, id);
-      assert.equal(attemptOf(last), 4);
-      assert.equal(new Set([...seenKeys, last]).size, 4, "every attempt has a fresh key");
+  { fixture: FIXTURE },
+  async ({ engine, clock }) => {
+    const id = await startOn(engine, "score-start", { ref: "s-1" });
+    let sent = T0;
+    const seenKeys: string[] = [];
+    for (const [attempt, backoff] of [[1, 1 * SECOND], [2, 2 * SECOND], [3, 4 * SECOND]]) {
+      assert.deepEqual(await timersOf(engine.database, id), [
+        { purpose: "timeout", node: "Score", due: sent + TIMEOUT },
+      ]);
+      const [key] = await requestKeys(engine.database, id);
+      assert.equal(attemptOf(key), attempt);
+      seenKeys.push(key);
       await advanceTo(engine, clock, sent + TIMEOUT);
-      assert.deepEqual(await statusOf(engine.database, id), {
-        status: "FAILED",
-        code: "SUTRA.RUNTIME.RETRY.EXHAUSTED",
-      });
-      assert.deepEqual(await timersOf(engine.database, id), []);
+      assert.deepEqual(await timersOf(engine.database, id), [
+        { purpose: "retry", node: "Score", due: sent + TIMEOUT + backoff },
+      ]);
+      // The dead attempt's request is withdrawn with the backoff park.
       assert.deepEqual(await requestKeys(engine.database, id), []);
-    } finally {
-      await engine.stop();
+      sent += TIMEOUT + backoff;
+      await advanceTo(engine, clock, sent);
     }
+    const [last] = await requestKeys(engine.database, id);
+    assert.equal(attemptOf(last), 4);
+    assert.equal(new Set([...seenKeys, last]).size, 4, "every attempt has a fresh key");
+    await advanceTo(engine, clock, sent + TIMEOUT);
+    assert.deepEqual(await statusOf(engine.database, id), {
+      status: "FAILED",
+      code: "SUTRA.RUNTIME.RETRY.EXHAUSTED",
+    });
+    assert.deepEqual(await timersOf(engine.database, id), []);
+    assert.deepEqual(await requestKeys(engine.database, id), []);
   },
 );
 
@@ -130,88 +124,68 @@ async function respond(
   }
 }
 
-eachTarget(
+eachDeployed(
   "a late response to a timed-out attempt is refused with RETRY_PENDING; the re-issued request's response completes",
-  async (target) => {
-    const clock = new ManualClock(T0);
-    const engine = await bootTimed(target, clock);
-    try {
-      await deployDir(engine, FIXTURE);
-      const id = await startOn(engine, "score-start", { ref: "s-2" });
-      await advanceTo(engine, clock, T0 + TIMEOUT);
-      const late = await respond(engine, clock, id, { score: 1 });
-      assert.equal(late.refusal?.code, "SUTRA.DISPATCH.CHANNEL_CALL.RETRY_PENDING");
-      assert.equal((await statusOf(engine.database, id)).status, "RUNNING");
+  { fixture: FIXTURE },
+  async ({ engine, clock }) => {
+    const id = await startOn(engine, "score-start", { ref: "s-2" });
+    await advanceTo(engine, clock, T0 + TIMEOUT);
+    const late = await respond(engine, clock, id, { score: 1 });
+    assert.equal(late.refusal?.code, "SUTRA.DISPATCH.CHANNEL_CALL.RETRY_PENDING");
+    assert.equal((await statusOf(engine.database, id)).status, "RUNNING");
 
-      await advanceTo(engine, clock, T0 + TIMEOUT + SECOND);
-      const [key] = await requestKeys(engine.database, id);
-      assert.equal(attemptOf(key), 2);
-      const answered = await respond(engine, clock, id, { score: 720 });
-      assert.equal(answered.refusal, undefined);
-      assert.equal((await statusOf(engine.database, id)).status, "COMPLETED");
-      assert.deepEqual(await timersOf(engine.database, id), []);
-    } finally {
-      await engine.stop();
-    }
+    await advanceTo(engine, clock, T0 + TIMEOUT + SECOND);
+    const [key] = await requestKeys(engine.database, id);
+    assert.equal(attemptOf(key), 2);
+    const answered = await respond(engine, clock, id, { score: 720 });
+    assert.equal(answered.refusal, undefined);
+    assert.equal((await statusOf(engine.database, id)).status, "COMPLETED");
+    assert.deepEqual(await timersOf(engine.database, id), []);
   },
 );
 
-eachTarget(
+eachDeployed(
   "a poisoned request delivery fails the attempt at once, without waiting for the timeout",
-  async (target) => {
-    const clock = new ManualClock(T0);
-    const engine = await bootTimed(target, clock, {
+  {
+    fixture: FIXTURE,
+    env: {
       SUTRA_OUTBOX_RETRY_MAX_ATTEMPTS: "1",
       SUTRA_OUTBOX_POLL_INTERVAL: "PT0.01S",
-    });
-    try {
-      await deployDir(engine, FIXTURE);
-      const id = await startOn(engine, "score-start", { ref: "s-3" });
-      // The destination refuses connections: one attempt poisons the row,
-      // and the wake parks the call in its first backoff — the clock never moved.
-      let timers = await timersOf(engine.database, id);
-      for (let i = 0; i < 1000 && timers[0]?.purpose !== "retry"; i++) {
-        await new Promise((r) => setTimeout(r, 5));
-        timers = await timersOf(engine.database, id);
-      }
-      assert.deepEqual(timers, [{ purpose: "retry", node: "Score", due: T0 + SECOND }]);
-      assert.equal(clock.now(), T0);
-      // The poisoned row was withdrawn with the park; its incident stays on record.
-      assert.deepEqual(await requestKeys(engine.database, id), []);
-      const { rows } = await engine.database.query<{ code: string }>(
-        "select code from incidents where instance_id = $1",
-        [id],
-      );
-      assert.deepEqual(rows.map((r) => r.code), ["SUTRA.OUTBOUND.DELIVERY_ATTEMPTS_EXHAUSTED"]);
-    } finally {
-      await engine.stop();
-    }
+    },
+  },
+  async ({ engine, clock }) => {
+    const id = await startOn(engine, "score-start", { ref: "s-3" });
+    // The destination refuses connections: one attempt poisons the row,
+    // and the wake parks the call in its first backoff — the clock never moved.
+    await pollUntil(async () => (await timersOf(engine.database, id))[0]?.purpose === "retry");
+    assert.deepEqual(await timersOf(engine.database, id), [
+      { purpose: "retry", node: "Score", due: T0 + SECOND },
+    ]);
+    assert.equal(clock.now(), T0);
+    // The poisoned row was withdrawn with the park; its incident stays on record.
+    assert.deepEqual(await requestKeys(engine.database, id), []);
+    const { rows } = await engine.database.query<{ code: string }>(
+      "select code from incidents where instance_id = $1",
+      [id],
+    );
+    assert.deepEqual(rows.map((r) => r.code), ["SUTRA.OUTBOUND.DELIVERY_ATTEMPTS_EXHAUSTED"]);
   },
 );
 
-eachTarget(
+eachDeployed(
   "without q:retry a fired q:timeout is a BPMN error its boundary catches",
-  async (target) => {
-    const clock = new ManualClock(T0);
-    const engine = await bootTimed(target, clock);
-    try {
-      await deployDir(engine, FIXTURE);
-      const id = await startOn(engine, "lookup-start", {});
-      assert.deepEqual(await timersOf(engine.database, id), [
-        { purpose: "timeout", node: "Lookup", due: T0 + 30 * SECOND },
-      ]);
-      await advanceTo(engine, clock, T0 + 30 * SECOND);
-      assert.deepEqual(await statusOf(engine.database, id), { status: "COMPLETED", code: null });
-      const { rows } = await engine.database.query<{ node_id: string }>(
-        "select node_id from audit_events where instance_id = $1 and event_type = 'node.entered'",
-        [id],
-      );
-      assert.ok(rows.some((r) => r.node_id === "Fallback"), JSON.stringify(rows));
-      assert.ok(!rows.some((r) => r.node_id === "Found"), JSON.stringify(rows));
-      // The abandoned request is withdrawn with the timeout.
-      assert.deepEqual(await requestKeys(engine.database, id), []);
-    } finally {
-      await engine.stop();
-    }
+  { fixture: FIXTURE },
+  async ({ engine, clock }) => {
+    const id = await startOn(engine, "lookup-start", {});
+    assert.deepEqual(await timersOf(engine.database, id), [
+      { purpose: "timeout", node: "Lookup", due: T0 + 30 * SECOND },
+    ]);
+    await advanceTo(engine, clock, T0 + 30 * SECOND);
+    assert.deepEqual(await statusOf(engine.database, id), { status: "COMPLETED", code: null });
+    const entered = await enteredNodes(engine.database, id);
+    assert.ok(entered.includes("Fallback"), JSON.stringify(entered));
+    assert.ok(!entered.includes("Found"), JSON.stringify(entered));
+    // The abandoned request is withdrawn with the timeout.
+    assert.deepEqual(await requestKeys(engine.database, id), []);
   },
 );

@@ -9,7 +9,16 @@ import assert from "node:assert/strict";
 import { ManualClock } from "../../engine/core/mod.ts";
 import type { Database } from "../../engine/persistence/mod.ts";
 import { earliestDue, fastForwardUntil } from "../../engine/runtime/timers/mod.ts";
-import { advanceTo, bootTimed, deployDir, eachTarget, HOUR, T0 } from "./timers_support.ts";
+import {
+  advanceTo,
+  deployDir,
+  eachDeployed,
+  eachTarget,
+  HOUR,
+  pollUntil,
+  T0,
+  withEngine,
+} from "./timers_support.ts";
 
 const FIXTURE = "tests/fixtures/runtime/timer_schedule";
 
@@ -43,11 +52,10 @@ async function completedInstances(db: Database): Promise<number> {
   return rows[0].n;
 }
 
-eachTarget("R3/PT12H fires exactly three times, then the schedule is spent", async (target) => {
-  const clock = new ManualClock(T0);
-  const engine = await bootTimed(target, clock);
-  try {
-    await deployDir(engine, FIXTURE);
+eachDeployed(
+  "R3/PT12H fires exactly three times, then the schedule is spent",
+  { fixture: FIXTURE },
+  async ({ engine, clock }) => {
     assert.deepEqual(await scheduleOf(engine.database), {
       status: "armed",
       due: T0 + 12 * HOUR,
@@ -68,25 +76,17 @@ eachTarget("R3/PT12H fires exactly three times, then the schedule is spent", asy
     });
     await advanceTo(engine, clock, T0 + 30 * 24 * HOUR);
     assert.equal(await completedInstances(engine.database), 3);
-  } finally {
-    await engine.stop();
-  }
-});
+  },
+);
 
 eachTarget(
   "downtime across two slots: one coalesced fire at boot, the third slot on its grid, never a fourth",
   async (target) => {
     const clock = new ManualClock(T0);
-    const first = await bootTimed(target, clock);
-    try {
-      await deployDir(first, FIXTURE);
-    } finally {
-      await first.stop();
-    }
+    await withEngine({ target, clock }, (first) => deployDir(first, FIXTURE));
     // No engine runs while slots 1 (T0+12h) and 2 (T0+24h) pass.
     clock.set(T0 + 30 * HOUR);
-    const second = await bootTimed(target, clock);
-    try {
+    await withEngine({ target, clock }, async (second) => {
       await advanceTo(second, clock, T0 + 30 * HOUR);
       assert.deepEqual(await scheduleOf(second.database), {
         status: "armed",
@@ -104,28 +104,21 @@ eachTarget(
         fires: 2,
       });
       assert.equal(await completedInstances(second.database), 2);
-    } finally {
-      await second.stop();
-    }
+    });
   },
 );
 
-eachTarget("undeploying resolves the schedule; nothing fires afterwards", async (target) => {
-  const clock = new ManualClock(T0);
-  const engine = await bootTimed(target, clock);
-  try {
-    const deploymentId = await deployDir(engine, FIXTURE);
+eachDeployed(
+  "undeploying resolves the schedule; nothing fires afterwards",
+  { fixture: FIXTURE },
+  async ({ engine, clock, deploymentId }) => {
     await advanceTo(engine, clock, T0 + 12 * HOUR);
     assert.equal((await scheduleOf(engine.database)).fires, 1);
     await engine.deployments.undeploy(deploymentId);
-    for (let i = 0; i < 200 && (await scheduleOf(engine.database)).status !== "resolved"; i++) {
-      await new Promise((r) => setTimeout(r, 5));
-    }
+    await pollUntil(async () => (await scheduleOf(engine.database)).status === "resolved", 200);
     assert.equal((await scheduleOf(engine.database)).status, "resolved");
     // Nothing is armed any more, so nothing can come due however far the clock moves.
     assert.equal(await earliestDue(engine.database), undefined);
     assert.equal(await completedInstances(engine.database), 1);
-  } finally {
-    await engine.stop();
-  }
-});
+  },
+);

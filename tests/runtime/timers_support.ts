@@ -26,7 +26,7 @@ export const T0 = Date.parse("2026-08-06T00:00:00Z");
 export const HOUR = 3_600_000;
 
 /** Starts an engine on `target` whose every temporal read goes through `clock`. */
-export async function bootTimed(
+async function bootTimed(
   target: Target,
   clock: ManualClock,
   env: Readonly<Record<string, string>> = {},
@@ -67,14 +67,57 @@ export function eachTarget(name: string, fn: (target: Target) => Promise<void>):
   tier2Test(`${name} [postgres]`, () => withServerDatabase((_db, target) => fn(target)));
 }
 
+/**
+ * Boots an engine on `target` whose clock is `clock` (see {@link bootTimed}),
+ * runs `fn` with it and stops it however `fn` ends; answers what `fn` does.
+ */
+export async function withEngine<T>(
+  boot: {
+    readonly target: Target;
+    readonly clock: ManualClock;
+    readonly env?: Record<string, string>;
+  },
+  fn: (engine: RunningEngine) => Promise<T>,
+): Promise<T> {
+  const engine = await bootTimed(boot.target, boot.clock, boot.env);
+  try {
+    return await fn(engine);
+  } finally {
+    await engine.stop();
+  }
+}
+
+/** An engine of {@link eachDeployed}, with its clock and the fixture's deployment. */
+export interface DeployedRun {
+  readonly engine: RunningEngine;
+  readonly clock: ManualClock;
+  readonly deploymentId: string;
+}
+
+/**
+ * Runs `fn` on each target (see {@link eachTarget}) against one engine on a
+ * manual clock at {@link T0}, with the package directory `fixture` deployed
+ * and `env` added to the engine's settings.
+ */
+export function eachDeployed(
+  name: string,
+  options: { readonly fixture: string; readonly env?: Record<string, string> },
+  fn: (run: DeployedRun) => Promise<void>,
+): void {
+  eachTarget(name, (target) => {
+    const clock = new ManualClock(T0);
+    return withEngine({ target, clock, env: options.env }, async (engine) => {
+      const deploymentId = await deployDir(engine, options.fixture);
+      await fn({ engine, clock, deploymentId });
+    });
+  });
+}
+
 /** Deploys the package directory `dir` and waits until its schedules are armed. */
 export async function deployDir(engine: RunningEngine, dir: string): Promise<string> {
   const result = await engine.deployments.deploy(await sealDir(dir));
-  for (let i = 0; i < 1000; i++) {
-    if (await schedulesArmed(engine.database, engine.deployments.registry)) {
-      return result.deploymentId;
-    }
-    await pause(5);
+  if (await pollUntil(() => schedulesArmed(engine.database, engine.deployments.registry))) {
+    return result.deploymentId;
   }
   assert.fail(`the schedules of ${dir} were never armed`);
 }
@@ -125,7 +168,35 @@ export async function statusOf(
   return { status: rows[0].status, code: rows[0].failure_code };
 }
 
-const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** How many audit events of `type` an instance has. */
+export async function auditCount(db: Database, instanceId: string, type: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    "select count(*)::int as n from audit_events where instance_id = $1 and event_type = $2",
+    [instanceId, type],
+  );
+  return rows[0].n;
+}
+
+/** The nodes an instance has entered, in the order it entered them. */
+export async function enteredNodes(db: Database, instanceId: string): Promise<string[]> {
+  const { rows } = await db.query<{ node_id: string }>(
+    "select node_id from audit_events where instance_id = $1 and event_type = 'node.entered' order by seq",
+    [instanceId],
+  );
+  return rows.map((r) => r.node_id);
+}
+
+/**
+ * Checks `ready` every 5 ms, at most `attempts` times; answers whether it
+ * ever held (the caller asserts what it waited for, with the rows in hand).
+ */
+export async function pollUntil(ready: () => Promise<boolean>, attempts = 1000): Promise<boolean> {
+  for (let i = 0; i < attempts; i++) {
+    if (await ready()) return true;
+    await new Promise<void>((resolve) => setTimeout(resolve, 5));
+  }
+  return false;
+}
 
 /**
  * Moves the clock to `instant` and waits until the poller has consumed
@@ -139,14 +210,13 @@ export async function advanceTo(
 ): Promise<void> {
   clock.set(instant);
   const at = new Date(instant);
-  for (let i = 0; i < 1000; i++) {
+  const fired = await pollUntil(async () => {
     const { rows } = await engine.database.query(
       `select wait_id from waits where kind = 'timer' and due_at <= $1
        union all select node_id from schedules where status = 'armed' and due_at <= $1`,
       [at],
     );
-    if (rows.length === 0) return;
-    await pause(5);
-  }
-  assert.fail(`timers due by ${at.toISOString()} were never fired`);
+    return rows.length === 0;
+  });
+  if (!fired) assert.fail(`timers due by ${at.toISOString()} were never fired`);
 }

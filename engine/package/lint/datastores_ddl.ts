@@ -14,7 +14,12 @@
  */
 import type { StoreProjection } from "../../core/datastore.ts";
 import { type Diagnostic, diagnostic, type SourceLocation } from "../../core/diagnostic.ts";
-import { CONTROL_COLUMNS, type DeclaredField, resolveProjection } from "../../datastore/mod.ts";
+import {
+  CONTROL_COLUMNS,
+  type DeclaredField,
+  resolveProjection,
+  XSD_INTEGER_TYPES,
+} from "../../datastore/mod.ts";
 import { COVERAGE_STORE, type DataStoreDecl } from "../datastores_yaml.ts";
 import { type DdlColumn, type DdlTable, replayDdl } from "./_ddl.ts";
 import type { LintContext } from "./context.ts";
@@ -259,26 +264,11 @@ const STRING_TYPES = new Set([
   "NMTOKEN",
   "anyURI",
 ]);
-const INTEGER_TYPES = new Set([
-  "integer",
-  "int",
-  "long",
-  "short",
-  "byte",
-  "nonNegativeInteger",
-  "nonPositiveInteger",
-  "positiveInteger",
-  "negativeInteger",
-  "unsignedLong",
-  "unsignedInt",
-  "unsignedShort",
-  "unsignedByte",
-]);
 
 /** Which column families can hold each declared built-in. */
 function accepted(builtin: string): readonly Family[] | undefined {
   if (STRING_TYPES.has(builtin)) return ["string"];
-  if (INTEGER_TYPES.has(builtin)) return ["integer", "exact"];
+  if (XSD_INTEGER_TYPES.has(builtin)) return ["integer", "exact"];
   if (builtin === "decimal") return ["exact"];
   if (builtin === "double" || builtin === "float") return ["float"];
   if (builtin === "boolean") return ["boolean"];

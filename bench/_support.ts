@@ -1,0 +1,202 @@
+/**
+ * What the HTTP-driven benchmarks share: their `--name value` arguments, a
+ * timed load from concurrent workers, the loopback-only client process that
+ * drives it, an engine with packages deployed, the raw single-row INSERT
+ * commit loop they are held against, and their JSON lines. Not a benchmark
+ * itself: `run_all.ts` skips `_`-prefixed files.
+ *
+ * Engine modules are imported inside the functions that use them, never at
+ * the top: a bench module loads this file in its client process too, which
+ * has loopback network access and nothing else, and the engine's modules
+ * would not load there.
+ *
+ * @module
+ */
+import type { RunningEngine } from "../engine/runtime/mod.ts";
+
+/** The `--name value` pairs of a bench's command line, by name without the dashes. */
+export function benchArgs(argv: readonly string[] = Deno.args): Map<string, string> {
+  const args = new Map<string, string>();
+  for (let i = 0; i < argv.length; i += 2) args.set(argv[i].replace(/^--/, ""), argv[i + 1]);
+  return args;
+}
+
+/** The PostgreSQL server named by `SUTRA_TEST_DATABASE_URL`, when one is. */
+export function serverUrl(): string | undefined {
+  return Deno.env.get("SUTRA_TEST_DATABASE_URL")?.trim() || undefined;
+}
+
+/** How long a load runs and from how many concurrent loops. */
+export interface LoadOptions {
+  readonly workers: number;
+  readonly seconds: number;
+}
+
+/**
+ * Runs `op` from `options.workers` concurrent loops until `options.seconds`
+ * have passed; resolves to operations per second.
+ */
+export async function throughput(
+  options: LoadOptions,
+  op: (worker: number, i: number) => Promise<void>,
+): Promise<number> {
+  const deadline = performance.now() + options.seconds * 1000;
+  const started = performance.now();
+  let done = 0;
+  await Promise.all(Array.from({ length: options.workers }, async (_, worker) => {
+    for (let i = 0; performance.now() < deadline; i++) {
+      await op(worker, i);
+      done++;
+    }
+  }));
+  return done / ((performance.now() - started) / 1000);
+}
+
+/** POSTs the JSON text `body` and answers the response's text; a non-2xx answer throws. */
+export async function postJson(
+  url: string,
+  body: string,
+  headers: Readonly<Record<string, string>> = {},
+): Promise<string> {
+  const r = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body,
+  });
+  const text = await r.text();
+  if (!r.ok) throw new Error(`${url} answered ${r.status}: ${text}`);
+  return text;
+}
+
+/**
+ * Runs the bench module `module` again as its own load client, in a child
+ * process whose only permission is loopback network, with `options.args`;
+ * resolves to the number the client prints. A client still running a
+ * minute after its `options.seconds` of load is killed, so a wedged one
+ * cannot hang the bench.
+ */
+export async function runClient(
+  module: string,
+  options: { readonly args: readonly string[]; readonly seconds: number; readonly what: string },
+): Promise<number> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-q",
+      "--allow-net=127.0.0.1",
+      new URL(module).pathname,
+      ...options.args,
+      "--seconds",
+      String(options.seconds),
+    ],
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const overrun = setTimeout(() => child.kill("SIGKILL"), (options.seconds + 60) * 1000);
+  try {
+    const { success, stdout } = await child.output();
+    if (!success) throw new Error(`the ${options.what} client failed`);
+    return Number(new TextDecoder().decode(stdout).trim());
+  } finally {
+    clearTimeout(overrun);
+  }
+}
+
+/**
+ * Starts an engine on a loopback port with `options.env` added to its
+ * settings, and deploys each package directory of `options.packages`.
+ */
+export async function startBenchEngine(options: {
+  readonly env: Readonly<Record<string, string>>;
+  readonly packages: readonly string[];
+}): Promise<RunningEngine> {
+  const lib = {
+    ...await import("../main.ts"),
+    ...await import("../engine/core/mod.ts"),
+    ...await import("../engine/core/transport.ts"),
+    ...await import("../engine/package/mod.ts"),
+    ...await import("../engine/runtime/mod.ts"),
+  };
+  const env = { SUTRA_HTTP_PORT: "0", SUTRA_HTTP_HOST: "127.0.0.1", ...options.env };
+  const config = await lib.loadConfig({
+    env,
+    cwd: "/nonexistent-sutra-dir",
+    registry: lib.configKeys,
+  });
+  const running = await lib.startEngine({
+    config,
+    env,
+    logger: lib.createLogger("engine", { filter: "error", write: () => {} }),
+  });
+  for (const dir of options.packages) {
+    const read = await lib.readPackageDir(dir);
+    const sealed = read.files && await lib.sealPackage(read.files, { transports: lib.transports });
+    if (!sealed?.archive) {
+      const found = [...read.diagnostics, ...(sealed?.diagnostics ?? [])];
+      throw new Error(`package ${dir} does not seal: ${found.map((d) => d.message).join("; ")}`);
+    }
+    await running.deployments.deploy(sealed.archive.bytes);
+  }
+  return running;
+}
+
+/** A schema name no other run uses, for one bench run on a shared server. */
+export function freshSchema(): string {
+  return `sutra_bench_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+}
+
+/**
+ * Single-row INSERT commits per second through the engine's own driver, into
+ * a new table of `schema` on the server `url`: the floor an engine line is
+ * held against, at the same concurrency.
+ */
+export async function rawInsertCommits(
+  url: string,
+  options: LoadOptions & { readonly schema: string },
+): Promise<number> {
+  const { openDatabase } = await import("../engine/persistence/mod.ts");
+  const db = await openDatabase(url, { schema: options.schema });
+  try {
+    await db.exec("create table bench_raw (id text primary key, body jsonb not null)");
+    return await throughput(options, (w, i) =>
+      db.transaction(async (tx) => {
+        await tx.query("insert into bench_raw (id, body) values ($1, $2)", [`${w}-${i}`, { w, i }]);
+      }));
+  } finally {
+    await db.close();
+  }
+}
+
+/** Drops `schema` and everything in it on the server `url`. */
+export async function dropSchema(url: string, schema: string): Promise<void> {
+  const { openDatabase } = await import("../engine/persistence/mod.ts");
+  const admin = await openDatabase(url, { maxConnections: 1 });
+  try {
+    await admin.exec(`drop schema if exists "${schema}" cascade`);
+  } finally {
+    await admin.close();
+  }
+}
+
+/** The JSON lines of one bench, each naming it. */
+export interface BenchLines {
+  /** A throughput line: the scenario, its rounded rate, the bench's common fields, then `extra`. */
+  rate(scenario: string, perSecond: number, extra?: Readonly<Record<string, unknown>>): void;
+  /** Any other line: `fields` after the bench's name. */
+  record(fields: Readonly<Record<string, unknown>>): void;
+}
+
+/** Prints the JSON lines of the bench `bench`; `common` goes on every throughput line. */
+export function benchLines(bench: string, common: Readonly<Record<string, unknown>>): BenchLines {
+  return {
+    rate: (scenario, perSecond, extra = {}) =>
+      console.log(JSON.stringify({
+        bench,
+        scenario,
+        perSecond: Math.round(perSecond),
+        ...common,
+        ...extra,
+      })),
+    record: (fields) => console.log(JSON.stringify({ bench, ...fields })),
+  };
+}
