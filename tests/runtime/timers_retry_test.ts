@@ -6,19 +6,15 @@
  * and 4 s, each a durable timer row, each re-drive sends a fresh
  * idempotency key and withdraws the dead attempt's outbox row, and the
  * fourth timeout fails the instance with SUTRA.RUNTIME.RETRY.EXHAUSTED. A
- * response to a dead attempt is refused with RETRY_PENDING while the next
- * attempt's response completes the task; a poisoned request delivery
+ * response posted on the call's response channel for a dead attempt is
+ * refused with RETRY_PENDING while the next attempt's response completes
+ * the task; a poisoned request delivery
  * counts as a failed attempt at once. Without `q:retry` the timeout is a
  * BPMN error a boundary catches.
  */
 import assert from "node:assert/strict";
-import { ManualClock } from "../../engine/core/mod.ts";
-import { decodeSnapshot, step, type StepResult } from "../../engine/executor/mod.ts";
 import type { Database } from "../../engine/persistence/mod.ts";
-import type { RunningEngine } from "../../engine/runtime/mod.ts";
-import { commitResult } from "../../engine/runtime/dispatch/commit.ts";
-import { portsFor } from "../../engine/runtime/dispatch/ports.ts";
-import { claimInstance, releaseClaim } from "../../engine/runtime/instances/repository.ts";
+import { codeOf, post } from "./support.ts";
 import {
   advanceTo,
   eachDeployed,
@@ -81,64 +77,24 @@ eachDeployed(
   },
 );
 
-/**
- * Delivers a response to the call parked on `Score` the way a relay
- * resumes an instance: claim, rehydrate, step, commit.
- */
-async function respond(
-  engine: RunningEngine,
-  clock: ManualClock,
-  instanceId: string,
-  payload: unknown,
-): Promise<StepResult> {
-  const key = { tenant: "test", instanceId, owner: "test/respond" };
-  const claimed = await claimInstance(engine.database, key);
-  assert.equal(typeof claimed, "object", `claim refused: ${claimed}`);
-  if (typeof claimed !== "object") throw new Error("unreachable");
-  let committed = false;
-  try {
-    const deployment = engine.deployments.registry.get(claimed.deploymentId)!;
-    const plan = deployment.plans.get(claimed.processId)!;
-    const decoded = decodeSnapshot(plan, claimed.snapshot);
-    assert.ok(!decoded.diagnostics);
-    const wait = [...decoded.state.waits.values()].find((w) => w.purpose === "response")!;
-    const r = await step(
-      plan,
-      decoded.state,
-      { type: "message", wait: wait.id, message: { payload } },
-      portsFor(deployment, clock),
-    );
-    if (r.refusal) return r;
-    const outcome = await commitResult({ db: engine.database }, {
-      tenant: "test",
-      instanceId,
-      deployment,
-      plan,
-      processId: claimed.processId,
-      owner: key.owner,
-    }, r);
-    committed = outcome.kind === "settled";
-    return r;
-  } finally {
-    if (!committed) await releaseClaim(engine.database, key);
-  }
-}
-
 eachDeployed(
   "a late response to a timed-out attempt is refused with RETRY_PENDING; the re-issued request's response completes",
   { fixture: FIXTURE },
   async ({ engine, clock }) => {
     const id = await startOn(engine, "score-start", { ref: "s-2" });
     await advanceTo(engine, clock, T0 + TIMEOUT);
-    const late = await respond(engine, clock, id, { score: 1 });
-    assert.equal(late.refusal?.code, "SUTRA.DISPATCH.CHANNEL_CALL.RETRY_PENDING");
+    const late = await post(engine, "/channels/score-response", { ref: "s-2", score: 1 });
+    assert.deepEqual(
+      [late.status, codeOf(late)],
+      [422, "SUTRA.DISPATCH.CHANNEL_CALL.RETRY_PENDING"],
+    );
     assert.equal((await statusOf(engine.database, id)).status, "RUNNING");
 
     await advanceTo(engine, clock, T0 + TIMEOUT + SECOND);
     const [key] = await requestKeys(engine.database, id);
     assert.equal(attemptOf(key), 2);
-    const answered = await respond(engine, clock, id, { score: 720 });
-    assert.equal(answered.refusal, undefined);
+    const answered = await post(engine, "/channels/score-response", { ref: "s-2", score: 720 });
+    assert.equal(answered.status, 200, JSON.stringify(answered.body));
     assert.equal((await statusOf(engine.database, id)).status, "COMPLETED");
     assert.deepEqual(await timersOf(engine.database, id), []);
   },
