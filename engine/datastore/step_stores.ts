@@ -31,7 +31,18 @@ export class StepStores implements StorePort {
   async read(request: StoreReadRequest): Promise<StoreRecord | undefined> {
     const ops = await this.#operations(request.store);
     const record = await ops.get(request.key, { forUpdate: request.forUpdate });
-    return record === undefined ? undefined : { value: record.value, rev: record.rev };
+    if (record === undefined) return undefined;
+    const dataClass = (await this.#stores).dataClassOf(request.store);
+    return {
+      value: record.value,
+      rev: record.rev,
+      ...(dataClass === undefined ? {} : { dataClass }),
+    };
+  }
+
+  /** The store's declared `dataClass`, if any. */
+  async dataClass(store: string): Promise<string | undefined> {
+    return (await this.#stores).dataClassOf(store);
   }
 
   /**

@@ -17,10 +17,20 @@ import type { DataStoreDecl } from "../package/datastores_yaml.ts";
 /** The open stores of one deployment, by name. */
 export class DataStoreSet {
   readonly #stores: ReadonlyMap<string, DataStore>;
+  readonly #dataClasses: ReadonlyMap<string, string>;
 
-  /** @param stores the opened stores; the set owns and closes them */
-  constructor(stores: readonly DataStore[]) {
+  /**
+   * @param stores the opened stores; the set owns and closes them
+   * @param dataClasses each classified store's `dataClass`, by store name
+   */
+  constructor(stores: readonly DataStore[], dataClasses?: ReadonlyMap<string, string>) {
     this.#stores = new Map(stores.map((s) => [s.name, s]));
+    this.#dataClasses = dataClasses ?? new Map();
+  }
+
+  /** The `dataClass` the store named `name` declares, if any. */
+  dataClassOf(name: string): string | undefined {
+    return this.#dataClasses.get(name);
   }
 
   /** The store named `name`, if declared. */
@@ -83,7 +93,10 @@ export async function openDataStores(
     await new DataStoreSet(opened).close();
     throw error;
   }
-  return new DataStoreSet(opened);
+  const classes = declarations.flatMap((d) =>
+    d.dataClass === undefined || d.dataClass === "none" ? [] : [[d.name, d.dataClass] as const]
+  );
+  return new DataStoreSet(opened, new Map(classes));
 }
 
 /**

@@ -14,20 +14,32 @@
  * sub-process body starts, {@link declareDataObjects} gives each its
  * `q:value` (or null), so a data object of a sub-process is local to it.
  *
+ * Sensitivity travels along associations: an input that receives a value
+ * read from a store with a `dataClass` is a sensitive input, and so is any
+ * input, variable or assignment target whose value an association computes
+ * from a sensitive name (a marked variable, a `q:variables` sensitive one,
+ * or a sensitive input of the node). Variables are marked in the instance
+ * state (see `sensitivity.ts`); the values themselves are never changed.
+ *
  * @module
  */
 import { FeelContext, type FeelValue, formatFeel } from "../../lang/feel/mod.ts";
-import type { PlanDataAssociation, PlanStore } from "../bpmn/mod.ts";
+import type { PlanDataAssociation, PlanExpression, PlanStore } from "../bpmn/mod.ts";
 import type { Execution } from "./behavior.ts";
 import type { ScopeInstance, Token } from "./state.ts";
 import { visible } from "./variables.ts";
-import type { StoreAccess } from "./_store.ts";
+import type { StoreAccess, StoreValue } from "./_store.ts";
 
-/** The data inputs of the token's node, by target name. */
+/**
+ * The data inputs of the token's node, by target name. An input that holds
+ * a value read from a classified store, or computed from a sensitive name,
+ * is entered in `marks` with its class.
+ */
 export function readInputs(
   x: Execution,
   stores: StoreAccess,
   token: Token,
+  marks: Map<string, string>,
 ): Map<string, FeelValue> | Promise<Map<string, FeelValue>> {
   const associations = x.nodeOf(token).inputs;
   const local = new Map<string, FeelValue>();
@@ -37,19 +49,19 @@ export function readInputs(
       const read = readStore(x, stores, token, a.store);
       if (read instanceof Promise) {
         return read.then(async (v) => {
-          inputFrom(x, token, a, local, v);
+          inputFrom(x, token, a, { local, marks }, v);
           for (const rest of associations.slice(i + 1)) {
             const value = rest.store && rest.sources.includes(rest.store.reference)
               ? await readStore(x, stores, token, rest.store)
               : undefined;
-            inputFrom(x, token, rest, local, value);
+            inputFrom(x, token, rest, { local, marks }, value);
           }
           return local;
         });
       }
-      inputFrom(x, token, a, local, read);
+      inputFrom(x, token, a, { local, marks }, read);
     } else {
-      inputFrom(x, token, a, local, undefined);
+      inputFrom(x, token, a, { local, marks }, undefined);
     }
   }
   return local;
@@ -59,24 +71,41 @@ function inputFrom(
   x: Execution,
   token: Token,
   a: PlanDataAssociation,
-  local: Map<string, FeelValue>,
-  stored: FeelValue | undefined,
+  into: { local: Map<string, FeelValue>; marks: Map<string, string> },
+  stored: StoreValue | undefined,
 ): void {
-  let value: FeelValue | undefined = stored;
+  const { local, marks } = into;
+  let value: FeelValue | undefined = stored?.value;
+  let mark = stored?.dataClass;
   if (a.transformation) {
     value = x.value(
       a.transformation,
       token,
-      stored === undefined ? local : withEntry(local, a.sourceNames[0], stored),
+      stored === undefined ? local : withEntry(local, a.sourceNames[0], stored.value),
     );
+    mark ??= x.classOf(token, roots(a.transformation));
   } else if (value === undefined && a.sources.length === 1) {
     value = x.context(token, local).entries.get(a.sourceNames[0]) ?? null;
+    mark = x.classOf(token, a.sourceNames);
   }
-  if (a.targetName !== undefined && value !== undefined) local.set(a.targetName, value);
+  if (a.targetName !== undefined && value !== undefined) {
+    local.set(a.targetName, value);
+    markInput(marks, a.targetName, mark);
+  }
   for (const asg of a.assignments) {
     if (!asg.from || !asg.to) continue;
     setPath(local, asg.to, x.value(asg.from, token, local));
+    markInput(marks, asg.to.split(".")[0], mark ?? x.classOf(token, roots(asg.from)));
   }
+}
+
+function markInput(marks: Map<string, string>, name: string, mark: string | undefined): void {
+  if (mark !== undefined && !marks.has(name)) marks.set(name, mark);
+}
+
+/** The names an expression reads (the first segment of each path). */
+function roots(expr: PlanExpression): string[] {
+  return expr.paths.map((p) => p.split(".")[0]);
 }
 
 /** Applies the node's output associations with `result` (and `extra` names) visible. */
@@ -99,11 +128,15 @@ export function writeOutputs(
     }
     if (a.transformation && a.targetName !== undefined) {
       x.set(token, a.targetName, x.value(a.transformation, token, overlay));
+      x.mark(a.targetName, x.classOf(token, roots(a.transformation)));
     } else if (a.sources.length === 1 && a.targetName !== undefined) {
       x.set(token, a.targetName, x.context(token, overlay).entries.get(a.sourceNames[0]) ?? null);
+      x.mark(a.targetName, x.classOf(token, a.sourceNames));
     }
     for (const asg of a.assignments) {
-      if (asg.from && asg.to) x.set(token, asg.to, x.value(asg.from, token, overlay));
+      if (!asg.from || !asg.to) continue;
+      x.set(token, asg.to, x.value(asg.from, token, overlay));
+      x.mark(asg.to.split(".")[0], x.classOf(token, roots(asg.from)));
     }
   }
 }
@@ -151,7 +184,7 @@ function readStore(
   stores: StoreAccess,
   token: Token,
   store: PlanStore,
-): FeelValue | Promise<FeelValue> {
+): StoreValue | Promise<StoreValue> {
   const read = {
     store: store.store,
     key: storeKey(x, token, store),

@@ -24,6 +24,12 @@ export interface StoreRead {
   readonly optimistic: boolean;
 }
 
+/** A value read from a store, with the store's sensitivity class when it has one. */
+export interface StoreValue {
+  readonly value: FeelValue;
+  readonly dataClass?: string;
+}
+
 /** Reads and buffered writes of one step. */
 export class StoreAccess {
   /** Writes committed with this step. */
@@ -66,8 +72,11 @@ export class StoreAccess {
     }
   }
 
-  /** The value under the key as `scope` sees it (null when absent). */
-  read(scope: ScopeInstance, read: StoreRead): FeelValue | Promise<FeelValue> {
+  /**
+   * The value under the key as `scope` sees it (null when absent), with the
+   * store's sensitivity class when it declares one.
+   */
+  read(scope: ScopeInstance, read: StoreRead): StoreValue | Promise<StoreValue> {
     const layers = this.#layers(scope, read.store, read.key);
     let start = -1;
     for (let i = layers.length - 1; i >= 0; i--) {
@@ -76,8 +85,24 @@ export class StoreAccess {
         break;
       }
     }
-    if (start >= 0) return project(compose(layers[start].value, layers.slice(start + 1)), read);
-    if (!this.#port) {
+    const port = this.#port;
+    if (start >= 0) {
+      // Answered from the step's own writes: the store is asked only for its class.
+      const value = project(compose(layers[start].value, layers.slice(start + 1)), read);
+      let dataClass;
+      try {
+        dataClass = port?.dataClass?.(read.store);
+      } catch (e) {
+        throw readFailure(read, e);
+      }
+      return dataClass instanceof Promise
+        ? dataClass.then(
+          (c) => classified(value, c),
+          (e) => Promise.reject(readFailure(read, e)),
+        )
+        : classified(value, dataClass);
+    }
+    if (!port) {
       throw new StepFailure(
         ExecutorCode.STORE_FAILED,
         `data store '${read.store}' is read but no store port was supplied`,
@@ -85,15 +110,16 @@ export class StoreAccess {
     }
     let record;
     try {
-      record = this.#port.read({ store: read.store, key: read.key, forUpdate: read.forUpdate });
+      record = port.read({ store: read.store, key: read.key, forUpdate: read.forUpdate });
     } catch (e) {
       throw readFailure(read, e);
     }
-    const finish = (r: Awaited<typeof record>): FeelValue => {
+    const finish = (r: Awaited<typeof record>): StoreValue => {
       if (read.optimistic && r?.rev !== undefined) {
         this.#state.revisions.set(revisionKey(read.store, read.key), r.rev);
       }
-      return project(compose(r === undefined ? null : fromJs(r.value), layers), read);
+      const value = project(compose(r === undefined ? null : fromJs(r.value), layers), read);
+      return classified(value, r?.dataClass);
     };
     return record instanceof Promise
       ? record.then(finish, (e) => Promise.reject(readFailure(read, e)))
@@ -137,6 +163,10 @@ export class StoreAccess {
     }
     return out;
   }
+}
+
+function classified(value: FeelValue, dataClass: string | undefined): StoreValue {
+  return dataClass === undefined ? { value } : { value, dataClass };
 }
 
 function revisionKey(store: string, key: string): string {

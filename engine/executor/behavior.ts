@@ -122,6 +122,15 @@ export interface Execution {
   bindMessage(token: Token, node: PlanNode, message: InboundMessage | undefined): void;
   /** Data inputs of the node (store reads included). */
   inputs(token: Token): Map<string, FeelValue> | Promise<Map<string, FeelValue>>;
+  /**
+   * The sensitivity class a value computed from `names` carries: that of
+   * the first name which is a sensitive data input of the token's node (as
+   * read by {@link inputs} in this step), a marked variable, or a variable
+   * the token's process declares sensitive; undefined when none is.
+   */
+  classOf(token: Token, names: Iterable<string>): string | undefined;
+  /** Marks a variable name sensitive with `dataClass` (nothing when undefined; a mark stays). */
+  mark(name: string, dataClass: string | undefined): void;
   /** Buffers a data-store write (committed with the step, or with the enclosing transaction). */
   write(token: Token, write: BufferedWrite): void;
   /** Commits a transaction's buffered writes one level out. */

@@ -53,6 +53,7 @@ import { lookup, setVariable, toFeel, visible } from "./variables.ts";
 import { declareDataObjects, readInputs, writeOutputs } from "./_data.ts";
 import { ExecutorCode, StepFailure } from "./_failure.ts";
 import { StoreAccess } from "./_store.ts";
+import { DECLARED_SENSITIVE } from "./sensitivity.ts";
 import { firstDue } from "./_timers.ts";
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -73,6 +74,15 @@ export class Machine implements Execution {
   #inbound?: { node: NodeIndex; process: string; message: InboundMessage };
   /** The token being worked on, for failure reports. */
   current?: Token;
+  /**
+   * Sensitive data inputs of the node each token last read inputs at in
+   * this step, by token id (a token keeps its id as it moves on, so the
+   * node and scope are kept to tell a later node's reads apart).
+   */
+  readonly #inputMarks = new Map<
+    number,
+    { node: NodeIndex; scope: number; marks: Map<string, string> }
+  >();
 
   constructor(
     plan: ExecutionPlan,
@@ -167,9 +177,28 @@ export class Machine implements Execution {
   }
 
   inputs(token: Token): Map<string, FeelValue> | Promise<Map<string, FeelValue>> {
-    return this.nodeOf(token).inputs.length === 0
-      ? new Map()
-      : readInputs(this, this.stores, token);
+    if (this.nodeOf(token).inputs.length === 0) return new Map();
+    const marks = new Map<string, string>();
+    this.#inputMarks.set(token.id, { node: token.node, scope: token.scope, marks });
+    return readInputs(this, this.stores, token, marks);
+  }
+
+  classOf(token: Token, names: Iterable<string>): string | undefined {
+    const read = this.#inputMarks.get(token.id);
+    const inputs = read?.node === token.node && read.scope === token.scope ? read.marks : undefined;
+    const declared = this.processOf(token).sensitive;
+    for (const name of names) {
+      const mark = inputs?.get(name) ?? this.state.sensitive.get(name) ??
+        (declared.has(name) ? DECLARED_SENSITIVE : undefined);
+      if (mark !== undefined) return mark;
+    }
+    return undefined;
+  }
+
+  mark(name: string, dataClass: string | undefined): void {
+    if (dataClass !== undefined && !this.state.sensitive.has(name)) {
+      this.state.sensitive.set(name, dataClass);
+    }
   }
 
   write(token: Token, write: BufferedWrite): void {

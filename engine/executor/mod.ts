@@ -21,6 +21,10 @@
  * the canonical, typed form of a state (decode then encode reproduces the
  * bytes exactly).
  *
+ * Sensitivity: {@link sensitiveVariables} names the variables a surface
+ * that shows them must mask (declared sensitive, or marked because their
+ * value came from a store with a `dataClass`).
+ *
  * @module
  */
 export { createExecutor, step } from "./step.ts";
@@ -33,6 +37,7 @@ export type * from "./state.ts";
 export { cloneState, isTerminal } from "./state.ts";
 export { decodeSnapshot, encodeSnapshot } from "./snapshot.ts";
 export type { DecodeResult } from "./snapshot.ts";
+export { DECLARED_SENSITIVE, sensitiveVariables } from "./sensitivity.ts";
 export { decodeValue, encodeValue, TypedValueError } from "./typed_value.ts";
 export { ExecutorCode } from "./_failure.ts";
 export { requestKey } from "./effects.ts";

@@ -27,12 +27,22 @@ export interface StoreRecord {
   readonly value: unknown;
   /** Revision, for `expect="unchanged"` compare-and-set writes. */
   readonly rev?: number;
+  /**
+   * The store's sensitivity class (`pii`, `pci`, `phi`, `financial`), when
+   * it declares one: the variable a read lands in is marked sensitive.
+   */
+  readonly dataClass?: string;
 }
 
 /** Reads from data stores; writes are effects committed with the step. */
 export interface StorePort {
   /** The record under the key, or undefined when there is none. */
   read(request: StoreReadRequest): MaybePromise<StoreRecord | undefined>;
+  /**
+   * The store's sensitivity class, for reads the step answers from its own
+   * uncommitted writes (no record comes back from the store then).
+   */
+  dataClass?(store: string): MaybePromise<string | undefined>;
 }
 
 /** What a registered task is called with. */

@@ -20,6 +20,7 @@
  * | `sutra.coverage.<path>`           | flows of a declared route matched so far                 |
  * | `sutra.aliases`                   | recorded correlation aliases (JSON)                      |
  * | `sutra.revisions`                 | store revisions read for compare-and-set writes (JSON)   |
+ * | `sutra.sensitive`                 | variables marked sensitive, name to class (JSON)         |
  * | `sutra.failure`                   | code, message, node of a FAILED instance (JSON)          |
  * | `sutra.scope.<id>`                | a scope instance (JSON)                                  |
  * | `sutra.token.<id>`                | a token (JSON)                                           |
@@ -33,6 +34,8 @@
  * the typed encoding of `typed_value.ts` at generation 4; at generation 2
  * (every variable a string) they are the bare text, and are read back as
  * strings without looking for a tag. Transient variables are not written.
+ * Keys added after a snapshot was written read as empty when absent (an
+ * older snapshot has no `sutra.sensitive`: nothing was marked).
  * A malformed counter reads as zero rather than making the snapshot
  * unreadable.
  *
@@ -185,6 +188,7 @@ function snapshotEntries(plan: ExecutionPlan, s: InstanceState): Map<string, str
   for (const [path, n] of s.coverage) out.set(`sutra.coverage.${path}`, String(n));
   if (s.aliases.length > 0) out.set("sutra.aliases", canonical(s.aliases));
   if (s.revisions.size > 0) out.set("sutra.revisions", canonical(Object.fromEntries(s.revisions)));
+  if (s.sensitive.size > 0) out.set("sutra.sensitive", canonical(Object.fromEntries(s.sensitive)));
   if (s.failure) out.set("sutra.failure", canonical(s.failure));
 
   let typed = false;
@@ -322,6 +326,7 @@ function readState(plan: ExecutionPlan, entries: Map<string, string>): InstanceS
     coverage: new Map(),
     aliases: [],
     revisions: new Map(),
+    sensitive: new Map(),
     auditSeq: counter(get("sutra.audit.seq")),
   };
   const start = get("sutra.start");
@@ -332,6 +337,12 @@ function readState(plan: ExecutionPlan, entries: Map<string, string>): InstanceS
   if (revisions !== undefined) {
     for (const [k, v] of Object.entries(JSON.parse(revisions) as Record<string, number>)) {
       state.revisions.set(k, v);
+    }
+  }
+  const sensitive = get("sutra.sensitive");
+  if (sensitive !== undefined) {
+    for (const [k, v] of Object.entries(JSON.parse(sensitive) as Record<string, string>)) {
+      state.sensitive.set(k, v);
     }
   }
   const failure = get("sutra.failure");

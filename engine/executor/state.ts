@@ -2,10 +2,10 @@
  * The explicit instance state the executor advances: scope instances with
  * their variables, the tokens inside them, the waits the instance is parked
  * on, and the bookkeeping a snapshot must carry (completed nodes, routed
- * start, attempt counters, coverage progress, recorded aliases, audit
- * sequence, failure). Everything here is plain data: the snapshot codec
- * writes exactly this, and a step works on a copy ({@link cloneState}) so
- * the caller's state is never changed.
+ * start, attempt counters, coverage progress, recorded aliases, sensitive
+ * variable names, audit sequence, failure). Everything here is plain data:
+ * the snapshot codec writes exactly this, and a step works on a copy
+ * ({@link cloneState}) so the caller's state is never changed.
  *
  * Ids of scopes, tokens, waits and compensation runs come from one counter
  * (`nextId`), so they are deterministic and ascending; maps keep them in
@@ -241,6 +241,13 @@ export interface InstanceState {
   aliases: RecordedAlias[];
   /** Data-store revisions read for optimistic writes, by `store\u0000key`. */
   revisions: Map<string, number>;
+  /**
+   * Variables marked sensitive while the instance ran, by name, with the
+   * class that marked them (a store's `dataClass`, or `sensitive` for a
+   * value computed from a `q:variables` sensitive variable). A mark is
+   * never removed: whatever the variable holds later stays redacted.
+   */
+  sensitive: Map<string, string>;
   auditSeq: number;
   failure?: Failure;
 }
@@ -261,6 +268,7 @@ export function emptyState(instanceId: string, process: string): InstanceState {
     coverage: new Map(),
     aliases: [],
     revisions: new Map(),
+    sensitive: new Map(),
     auditSeq: 0,
   };
 }
@@ -303,6 +311,7 @@ export function cloneState(s: InstanceState): InstanceState {
     coverage: new Map(s.coverage),
     aliases: [...s.aliases],
     revisions: new Map(s.revisions),
+    sensitive: new Map(s.sensitive),
   };
   if (s.failure) copy.failure = { ...s.failure };
   return copy;

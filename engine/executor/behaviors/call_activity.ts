@@ -39,6 +39,8 @@ export const callActivity: Behavior = {
       ? x.inputs(token)
       : new Map(visible(x.state, x.scope(token.scope)));
     const go = (vars: Map<string, FeelValue>) => {
+      // Names passed in keep their sensitivity inside the called process.
+      for (const name of vars.keys()) x.mark(name, x.classOf(token, [name]));
       const child = x.openScope({
         kind: "call",
         process: proc.id,

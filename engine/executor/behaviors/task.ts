@@ -1,8 +1,9 @@
 /**
  * Plain task (`<bpmn:task>`): a data-assignment node. Its input
  * associations (`<assignment>` pairs, transformations, store reads) are
- * evaluated and set as variables, its output associations run, and the
- * token moves on. With a `q:reply` the reply carries the data inputs.
+ * evaluated and set as variables (a sensitive input makes a sensitive
+ * variable), its output associations run, and the token moves on. With a
+ * `q:reply` the reply carries the data inputs.
  *
  * @module
  */
@@ -21,7 +22,10 @@ export const task: Behavior = {
 export function assignInputs(x: Execution, token: Token): void | Promise<void> {
   const inputs = x.inputs(token);
   const go = (values: Map<string, FeelValue>) => {
-    for (const [name, value] of values) x.set(token, name, value);
+    for (const [name, value] of values) {
+      x.set(token, name, value);
+      x.mark(name, x.classOf(token, [name]));
+    }
     const replyBody = values.size === 0
       ? undefined
       : values.size === 1

@@ -2,13 +2,16 @@
  * The instance surfaces: `GET /sutra/instances/{id}` (operate: status only)
  * and, behind the admin gate, the full inspection (`GET
  * /admin/instances/{id}` with variables, waits and aliases), lookup by
- * alias, the audit history and cancellation.
+ * alias, the audit history and cancellation. Variables whose values are
+ * sensitive are masked in every view; the operate view shows no variables
+ * at all.
  *
  * @module
  */
 import { formatFeel } from "../../../lang/feel/mod.ts";
 import { diagnostic } from "../../core/diagnostic.ts";
-import { decodeSnapshot } from "../../executor/mod.ts";
+import { MASK } from "../../core/redactor.ts";
+import { decodeSnapshot, sensitiveVariables } from "../../executor/mod.ts";
 import type { Database } from "../../persistence/mod.ts";
 import type { AdminGate } from "../admin_auth.ts";
 import type { DeploymentRegistry } from "../deployments/registry.ts";
@@ -71,17 +74,29 @@ function summary(row: InstanceRow) {
   };
 }
 
-/** The admin view: the summary plus root variables (display form), waits and aliases. */
+/**
+ * The admin view: the summary plus root variables (display form), waits and
+ * aliases. A sensitive variable (declared so, or holding a value read from
+ * a store with a `dataClass`) shows as {@link MASK}; `redacted` names each
+ * masked variable with its class, so an operator sees that it exists and
+ * why it is hidden.
+ */
 async function inspect(o: InstanceRoutesOptions, row: InstanceRow) {
   const plan = o.registry.get(row.deployment_id)?.plans.get(row.process_id);
   let variables: Record<string, string> | null = null;
+  let redacted: Record<string, string> = {};
   let waits: { node: string; kind: string; channel?: string }[] = [];
   if (plan) {
     const decoded = decodeSnapshot(plan, row.snapshot);
     if (!decoded.diagnostics) {
       const root = [...decoded.state.scopes.values()].find((s) => s.parent === undefined);
+      const sensitive = sensitiveVariables(plan, decoded.state);
+      const vars = [...root?.vars ?? []];
       variables = Object.fromEntries(
-        [...(root?.vars ?? new Map()).entries()].map(([k, v]) => [k, formatFeel(v)]),
+        vars.map(([name, value]) => [name, sensitive.has(name) ? MASK : formatFeel(value)]),
+      );
+      redacted = Object.fromEntries(
+        vars.flatMap(([name]) => sensitive.has(name) ? [[name, sensitive.get(name)!]] : []),
       );
       waits = [...decoded.state.waits.values()].map((w) => ({
         node: plan.processById.get(w.process)?.nodes[w.node]?.id ?? String(w.node),
@@ -100,6 +115,7 @@ async function inspect(o: InstanceRoutesOptions, row: InstanceRow) {
     ...summary(row),
     claimedBy: row.owner,
     variables,
+    redacted,
     waits,
     aliases: aliases.map((a) => ({
       name: a.name,
