@@ -138,6 +138,12 @@ export interface TransportContext {
 export interface TransportInstance {
   /** Stops consuming; in-flight deliveries finish first. */
   stop(): Promise<void>;
+  /**
+   * Sinks bound to this running instance, for a transport whose deliveries
+   * need its context (`local` hands them to this engine's intake). The
+   * engine adds them to the sinks of {@link TransportFactory.registerSinks}.
+   */
+  readonly sinks?: readonly Sink[];
 }
 
 /** One outbound message handed to a sink. */

@@ -142,6 +142,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     });
     // Requests still queued on a lane finish before the database closes.
     stoppers.push(() => lanes.idle());
+    const sinks = collectSinks(transports);
     for (const factory of transports.list()) {
       const instance = await factory.spawn({
         channels: () => boundChannels(dispatcher.table, factory.name),
@@ -151,6 +152,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
         resolveSecret: (reference) => resolveReference(reference, defaultResolveContext(env)),
       });
       stoppers.push(() => instance.stop());
+      for (const sink of instance.sinks ?? []) sinks.register(sink);
     }
     addInstanceRoutes(router, {
       db: database,
@@ -187,7 +189,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
 
     const outbox = new OutboxWorker({
       db: database,
-      sinks: collectSinks(transports),
+      sinks,
       logger: logger.child("outbox"),
       owner: replicaId,
       maxAttempts: config.get(OUTBOX_MAX_ATTEMPTS),

@@ -5,4 +5,5 @@
  * @module
  */
 import "./http/mod.ts";
+import "./local/mod.ts";
 import "./pull/mod.ts";
