@@ -1,7 +1,8 @@
 /**
  * Committing a step: the new snapshot, waits, aliases, outbox rows, audit
  * rows and (for a captured on-persist message) the inbox row, all in one
- * transaction — then the caller's answer.
+ * transaction (shared with the steps committing at the same moment, see
+ * `group_commit.ts`) — then the caller's answer.
  *
  * A step that touched data stores has a second transaction per store, open
  * since its first read (holding any `forUpdate` row locks). The order is:
@@ -30,6 +31,7 @@ import {
   inOrder,
 } from "../instances/repository.ts";
 import { outboxRows, replyOf } from "./encode.ts";
+import { groupCommitOf } from "./group_commit.ts";
 import { type Capture, markCaptured } from "./inbox.ts";
 import { type DedupKey, DuplicateDeliveryError, recordDelivery } from "./dedup.ts";
 
@@ -73,7 +75,7 @@ export async function commitResult(
   const snapshot = encodeSnapshot(t.plan, state);
   const outbox = outboxRows(t.deployment, effects);
   try {
-    await o.db.transaction((tx) =>
+    await groupCommitOf(o.db).commit((tx) =>
       inOrder([
         commitStep(tx, {
           tenant: t.tenant,
