@@ -28,13 +28,12 @@ eachDeployed(
     assert.deepEqual(await timersOf(engine.database, id), [
       { purpose: "catch", node: "Wait", due: T0 + 24 * HOUR },
     ]);
-    const wall = performance.now();
     const r = await fastForwardUntil(
       { db: engine.database, clock, timeoutMs: 10_000 },
       async () => (await statusOf(engine.database, id)).status === "COMPLETED",
     );
+    // Settled inside the driver's wall-clock budget: a day of virtual time in seconds.
     assert.deepEqual(r, { settled: true, timersFired: 1 });
-    assert.ok(performance.now() - wall < 10_000);
     assert.equal(clock.now(), T0 + 24 * HOUR);
     assert.deepEqual(await timersOf(engine.database, id), []);
   },
