@@ -5,6 +5,7 @@
  */
 import "./io/codecs/mod.ts";
 import "./io/secrets/mod.ts";
+import "./io/transports/mod.ts";
 import { runCli } from "./cli/main.ts";
 
 if (import.meta.main) {

@@ -12,28 +12,9 @@ import {
   type PackageFiles,
   readPackageDir,
   type TransportCatalog,
-  transportCatalog,
 } from "../engine/package/mod.ts";
 import { type CliIo, type Command, DiagnosticError, UsageError } from "./command.ts";
 import { parseCommandArgs, stringFlag } from "./describe.ts";
-
-/**
- * The transports this distribution ships (DESIGN.md §9). Commands check
- * channels against the catalog they are built with; the composition root
- * hands them the transport registry once transports register themselves,
- * and this list until then.
- */
-export const DISTRIBUTION_TRANSPORTS: TransportCatalog = transportCatalog([
-  "amqp10",
-  "file",
-  "http",
-  "kafka",
-  "local",
-  "pubsub",
-  "pull",
-  "rabbitmq",
-  "sqs",
-]);
 
 /** Options shared by the package commands. */
 export interface PackageCommandOptions {

@@ -6,6 +6,7 @@
  * @module
  */
 import { DiagnosticError, formatDiagnostic } from "../engine/core/diagnostic.ts";
+import { transports as linkedTransports } from "../engine/core/transport.ts";
 import { ENGINE_VERSION } from "../engine/core/version.ts";
 import { type CliIo, type Command, EXIT_USAGE, UsageError } from "./command.ts";
 import { createCommand } from "./create.ts";
@@ -14,7 +15,7 @@ import { deploymentsCommand } from "./deployments.ts";
 import { describeCommand } from "./describe.ts";
 import { dispatchGraphCommand } from "./dispatch_graph.ts";
 import { explainCommand } from "./explain.ts";
-import { DISTRIBUTION_TRANSPORTS, lintCommand } from "./lint.ts";
+import { lintCommand } from "./lint.ts";
 import { migrateCommand } from "./migrate.ts";
 import { packageCommand } from "./package.ts";
 import { simulateCommand } from "./simulate.ts";
@@ -65,7 +66,8 @@ export function programNameFromBinary(): string {
 
 /** Every command, in help order. */
 export function commands(programName: string): Command[] {
-  const transports = DISTRIBUTION_TRANSPORTS;
+  // Channels are checked against the transports this binary links, as the engine checks them.
+  const transports = linkedTransports;
   return [
     createCommand({ transports }),
     lintCommand({ transports }),
