@@ -31,6 +31,7 @@ import {
   type SinkResult,
 } from "../../core/transport.ts";
 import type { Database } from "../../persistence/mod.ts";
+import { PollLoop } from "../poll_loop.ts";
 import type { PoisonedDelivery } from "../timers/mod.ts";
 
 /** Options for {@link OutboxWorker}. */
@@ -98,12 +99,15 @@ function messageOf(row: Row, headers: Readonly<Record<string, string>>): Outboun
 /** Sends outbox rows until stopped. */
 export class OutboxWorker {
   readonly #o: OutboxWorkerOptions;
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  #running: Promise<void> | undefined;
-  #stopped = false;
+  readonly #loop: PollLoop;
 
   constructor(options: OutboxWorkerOptions) {
     this.#o = options;
+    this.#loop = new PollLoop({
+      pass: async () => await this.drainOnce() > 0,
+      intervalMs: options.pollMs,
+      onError: (error) => options.logger.error("outbox poll failed", { error: String(error) }),
+    });
   }
 
   /** Claims and sends one batch; resolves to how many rows it handled. */
@@ -236,26 +240,11 @@ export class OutboxWorker {
 
   /** Starts polling. */
   start(): void {
-    const tick = async () => {
-      if (this.#stopped) return;
-      let handled = 0;
-      try {
-        handled = await this.drainOnce();
-      } catch (error) {
-        this.#o.logger.error("outbox poll failed", { error: String(error) });
-      }
-      if (!this.#stopped) this.#timer = setTimeout(run, handled > 0 ? 0 : this.#o.pollMs);
-    };
-    const run = () => {
-      this.#running = tick();
-    };
-    run();
+    this.#loop.start();
   }
 
   /** Stops polling and waits for the batch in flight. */
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    clearTimeout(this.#timer);
-    await this.#running;
+  stop(): Promise<void> {
+    return this.#loop.stop();
   }
 }

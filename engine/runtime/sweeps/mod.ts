@@ -16,6 +16,7 @@ import type { Logger } from "../../core/log.ts";
 import type { Database } from "../../persistence/mod.ts";
 import type { Capture } from "../dispatch/inbox.ts";
 import { releaseLease, tryLease } from "../leases.ts";
+import { PollLoop } from "../poll_loop.ts";
 
 /** Options for {@link Sweeper}. */
 export interface SweeperOptions {
@@ -99,12 +100,15 @@ export async function purgeExpired(db: Database, retentionMs: number): Promise<n
 /** Runs the sweeps every interval until stopped. */
 export class Sweeper {
   readonly #o: SweeperOptions;
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  #running: Promise<void> = Promise.resolve();
-  #stopped = false;
+  readonly #loop: PollLoop;
 
   constructor(options: SweeperOptions) {
     this.#o = options;
+    this.#loop = new PollLoop({
+      pass: () => this.sweepOnce().then(() => false),
+      intervalMs: options.intervalMs,
+      onError: (error) => options.logger.error("sweep failed", { error: String(error) }),
+    });
   }
 
   /** One pass of every sweep. */
@@ -131,25 +135,12 @@ export class Sweeper {
 
   /** Starts the timer (the first pass runs at once: a restart redrives what it left behind). */
   start(): void {
-    const tick = async () => {
-      try {
-        await this.sweepOnce();
-      } catch (error) {
-        this.#o.logger.error("sweep failed", { error: String(error) });
-      }
-      if (!this.#stopped) this.#timer = setTimeout(run, this.#o.intervalMs);
-    };
-    const run = () => {
-      this.#running = tick();
-    };
-    run();
+    this.#loop.start();
   }
 
   /** Stops the timer, waits for a pass in flight and gives the leases up. */
   async stop(): Promise<void> {
-    this.#stopped = true;
-    clearTimeout(this.#timer);
-    await this.#running;
+    await this.#loop.stop();
     for (const role of ["sweeps", "retention"]) {
       await releaseLease(this.#o.db, { role, owner: this.#o.owner });
     }

@@ -14,6 +14,7 @@
 import { newId } from "../../core/ids.ts";
 import { LaneFullError } from "../dispatch/lanes.ts";
 import { releaseLease, tryLease } from "../leases.ts";
+import { PollLoop } from "../poll_loop.ts";
 import type { RuntimeContext, RuntimeService } from "../services.ts";
 import { type PoisonedDelivery, wakePoisoned } from "./poison.ts";
 import { dueSchedules, fireSchedule, reconcileSchedules } from "./schedules.ts";
@@ -43,11 +44,9 @@ interface Prompt {
 
 class TimerPoller implements TimerService {
   readonly #ctx: RuntimeContext;
-  readonly #pollMs: number;
   readonly #batch: number;
   readonly #unsubscribe: () => void;
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  #running: Promise<void> = Promise.resolve();
+  readonly #loop: PollLoop;
   #reconciling: Promise<void> = Promise.resolve();
   readonly #prompts: Prompt[] = [];
   readonly #inFlight = new Set<Promise<void>>();
@@ -55,10 +54,18 @@ class TimerPoller implements TimerService {
 
   constructor(ctx: RuntimeContext) {
     this.#ctx = ctx;
-    this.#pollMs = ctx.config.require(TIMERS_POLL_INTERVAL);
     this.#batch = ctx.config.require(TIMERS_BATCH_SIZE);
     this.#unsubscribe = ctx.deployments.registry.subscribe(() => {
       this.#reconciling = this.#reconciling.then(() => this.#reconcile());
+    });
+    this.#loop = new PollLoop({
+      pass: () => this.#pass(),
+      intervalMs: ctx.config.require(TIMERS_POLL_INTERVAL),
+      onError: (error) =>
+        ctx.logger.error("timer poll failed", {
+          code: "SUTRA.TIMER.FIRE_FAILED",
+          error: String(error),
+        }),
     });
   }
 
@@ -77,25 +84,15 @@ class TimerPoller implements TimerService {
   /** Re-arms at boot, then polls until stopped. */
   async start(): Promise<void> {
     await this.#reconcile();
-    const tick = async () => {
-      let again = false;
-      try {
-        if (await tryLease(this.#ctx.db, { role: LEASE_ROLE, owner: this.#ctx.replicaId })) {
-          again = await this.#pollOnce();
-        }
-        await this.#retryPrompts();
-      } catch (error) {
-        this.#ctx.logger.error("timer poll failed", {
-          code: "SUTRA.TIMER.FIRE_FAILED",
-          error: String(error),
-        });
-      }
-      if (!this.#stopped) this.#timer = setTimeout(run, again ? 0 : this.#pollMs);
-    };
-    const run = () => {
-      this.#running = tick();
-    };
-    run();
+    this.#loop.start();
+  }
+
+  /** Polls when holding the lease, then retries busy prompts; true to poll again at once. */
+  async #pass(): Promise<boolean> {
+    const leased = await tryLease(this.#ctx.db, { role: LEASE_ROLE, owner: this.#ctx.replicaId });
+    const again = leased && await this.#pollOnce();
+    await this.#retryPrompts();
+    return again;
   }
 
   /** One pass; true when a full batch fired something (so poll again at once). */
@@ -158,8 +155,7 @@ class TimerPoller implements TimerService {
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#unsubscribe();
-    clearTimeout(this.#timer);
-    await this.#running;
+    await this.#loop.stop();
     await Promise.all([...this.#inFlight]);
     await this.#reconciling;
     await releaseLease(this.#ctx.db, { role: LEASE_ROLE, owner: this.#ctx.replicaId });
