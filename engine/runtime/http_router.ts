@@ -106,3 +106,39 @@ function match(pattern: readonly string[], path: readonly string[]): RouteParams
   }
   return params;
 }
+
+/**
+ * Reads a request body, stopping as soon as it passes `cap` bytes (a
+ * declared length over the cap is refused before anything is read);
+ * undefined when it is too large.
+ */
+export async function readCappedBody(
+  request: Request,
+  cap: number,
+): Promise<Uint8Array | undefined> {
+  if (Number(request.headers.get("content-length") ?? "NaN") > cap) {
+    await request.body?.cancel();
+    return undefined;
+  }
+  if (!request.body) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = request.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.length;
+    if (total > cap) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    bytes.set(c, at);
+    at += c.length;
+  }
+  return bytes;
+}

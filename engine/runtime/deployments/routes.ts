@@ -11,6 +11,7 @@ import type { AdminGate } from "../admin_auth.ts";
 import {
   diagnosticResponse,
   jsonResponse,
+  readCappedBody,
   type RouteHandler,
   type Router,
 } from "../http_router.ts";
@@ -95,36 +96,10 @@ function refusals(handler: RouteHandler): RouteHandler {
 
 /** Reads the body, stopping as soon as it passes the cap. */
 async function readCapped(request: Request, cap: number): Promise<Uint8Array | Response> {
-  const tooLarge = () =>
+  return await readCappedBody(request, cap) ??
     diagnosticResponse(413, [diagnostic(
       "SUTRA.DEPLOY.ARCHIVE_TOO_LARGE",
       `the archive exceeds ${cap} bytes (sutra.deployments.max-archive-bytes)`,
       { attributes: { limit: cap } },
     )]);
-  const declared = Number(request.headers.get("content-length") ?? "NaN");
-  if (declared > cap) {
-    await request.body?.cancel();
-    return tooLarge();
-  }
-  if (!request.body) return new Uint8Array(0);
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const reader = request.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.length;
-    if (total > cap) {
-      await reader.cancel();
-      return tooLarge();
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    bytes.set(c, at);
-    at += c.length;
-  }
-  return bytes;
 }

@@ -13,7 +13,7 @@ import type { DeliveryOutcome, InboundDelivery } from "../../core/transport.ts";
 import type { Database } from "../../persistence/mod.ts";
 import type { DeploymentRegistry } from "../deployments/registry.ts";
 import { channelDestination } from "../dispatch/encode.ts";
-import { diagnosticResponse, jsonResponse, type Router } from "../http_router.ts";
+import { diagnosticResponse, jsonResponse, readCappedBody, type Router } from "../http_router.ts";
 import type { Doorbell } from "./doorbell.ts";
 import {
   checkComplete,
@@ -109,39 +109,23 @@ async function withBody(
   capBytes: number,
   handle: (body: unknown) => Promise<Response>,
 ): Promise<Response> {
-  const tooLarge = () =>
-    diagnosticResponse(413, [
+  const bytes = await readCappedBody(request, capBytes);
+  if (!bytes) {
+    return diagnosticResponse(413, [
       diagnostic("SUTRA.INBOUND.PAYLOAD_TOO_LARGE", `the request body is over ${capBytes} bytes`, {
         attributes: { capBytes },
       }),
     ]);
-  if (Number(request.headers.get("content-length") ?? 0) > capBytes) return tooLarge();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of request.body ?? []) {
-    size += chunk.byteLength;
-    if (size > capBytes) return tooLarge();
-    chunks.push(chunk);
   }
   let body: unknown;
   try {
-    body = JSON.parse(new TextDecoder().decode(concat(chunks, size)));
+    body = JSON.parse(new TextDecoder().decode(bytes));
   } catch {
     return diagnosticResponse(400, [
       diagnostic("SUTRA.EXTERNAL_TASK.REQUEST_INVALID", "the request body is not valid JSON"),
     ]);
   }
   return await handle(body);
-}
-
-function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
 }
 
 /** A channel name resolved in the live deployment set. */
