@@ -322,6 +322,8 @@ export const CODES = {
     "The archive is intact but its package fails the deploy-time checks (422); all findings follow.",
   "SUTRA.DEPLOY.LOAD_FAILED":
     "A stored deployment cannot be loaded at boot and is not served (log only).",
+  "SUTRA.DEPLOY.PENDING_TAKEN_OVER":
+    "An async deploy stayed pending past sutra.deployments.pending-takeover; this replica activates it again (log only).",
   "SUTRA.DEPLOY.TENANT_MISMATCH":
     "The archive is labelled for a tenant this engine does not serve (422).",
   "SUTRA.DEPLOY.UNKNOWN": "No deployment (or none active or draining) has that id or slot (404).",

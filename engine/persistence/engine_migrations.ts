@@ -13,6 +13,7 @@ import type { Migration } from "./migrations.ts";
 import { RUNTIME_MIGRATION } from "./migrations/v0002_runtime.ts";
 import { SCHEDULES_MIGRATION } from "./migrations/v0003_schedules.ts";
 import { EXTERNAL_TASKS_MIGRATION } from "./migrations/v0004_external_tasks.ts";
+import { PENDING_DEPLOYMENTS_MIGRATION } from "./migrations/v0005_pending_deployments.ts";
 
 /** Version 1: the leases that elect one engine per role (timers, sweeps, …). */
 const FOUNDATION = `
@@ -32,4 +33,5 @@ export const ENGINE_MIGRATIONS: readonly Migration[] = [
   RUNTIME_MIGRATION,
   SCHEDULES_MIGRATION,
   EXTERNAL_TASKS_MIGRATION,
+  PENDING_DEPLOYMENTS_MIGRATION,
 ];

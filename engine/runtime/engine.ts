@@ -113,6 +113,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       config,
       admin,
       transports,
+      replicaId,
     });
     stoppers.push(() => deployments.close());
     await deployments.boot();

@@ -7,6 +7,7 @@ import {
   DeploymentError,
   type DeploymentService,
 } from "../../engine/runtime/deployments/mod.ts";
+import * as store from "../../engine/runtime/deployments/store.ts";
 import { eachDatabase } from "../support/test_database.ts";
 import {
   configOf,
@@ -267,6 +268,116 @@ eachDatabase(
       const status = await service.status(bad.deploymentId);
       assert.equal(status?.phase, "Failed");
       assert.equal(status?.failure?.code, "SUTRA.DEPLOY.LINT_FAILED");
+    }),
+);
+
+/** Waits (bounded) until `service` reports `phase` for `id`. */
+async function settles(service: DeploymentService, id: string, phase: string): Promise<void> {
+  for (let i = 0; i < 300 && (await service.status(id))?.phase !== phase; i++) {
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.equal((await service.status(id))?.phase, phase);
+}
+
+/** The row an activation that died on another replica leaves behind. */
+function pendingRow(archive: Awaited<ReturnType<typeof sealRevision>>) {
+  return {
+    tenant: archive.manifest.labels.tenant,
+    deploymentId: archive.deploymentId,
+    slot: archive.slot,
+    labels: archive.manifest.labels,
+    manifest: archive.manifest,
+    archive: archive.bytes,
+  };
+}
+
+eachDatabase("an async deploy is recorded before it is answered, for every replica", async (db) => {
+  await migrateRuntime(db);
+  const accepting = await serviceOn(db);
+  const other = await serviceOn(db);
+  try {
+    const a = await sealRevision();
+    assert.equal((await accepting.deploy(a.bytes, { async: true })).phase, "Pending");
+    // The row exists the moment 202 is answered: the other replica never says 404.
+    assert.ok(["Pending", "Active"].includes((await other.status(a.deploymentId))?.phase ?? ""));
+    await settles(other, a.deploymentId, "Active");
+    const { rows } = await db.query<{ pending_since: Date | null }>(
+      "select pending_since from deployments where deployment_id = $1",
+      [a.deploymentId],
+    );
+    assert.deepEqual(rows, [{ pending_since: null }]);
+  } finally {
+    await accepting.close();
+    await other.close();
+  }
+});
+
+eachDatabase("a pending deploy whose replica died is taken over after the window", async (db) => {
+  await migrateRuntime(db);
+  const clock = new ManualClock("2026-01-01T00:00:00Z");
+  const a = await sealRevision();
+  assert.equal(
+    await store.markPending(db, pendingRow(a), "dead-replica", new Date(clock.now())),
+    true,
+  );
+  // A second mark (a retried async call) starts nothing new.
+  assert.equal(await store.markPending(db, pendingRow(a), "other", new Date(clock.now())), false);
+  clock.advance(10_000);
+  const survivor = await serviceOn(db, { clock });
+  try {
+    assert.equal((await survivor.status(a.deploymentId))?.phase, "Pending");
+    assert.equal(
+      await survivor.resumePending(),
+      0,
+      "inside the window the activation is left alone",
+    );
+    assert.equal(survivor.registry.get(a.deploymentId), undefined);
+    clock.advance(60_000);
+    assert.equal(await survivor.resumePending(), 1);
+    assert.equal(await survivor.resumePending(), 0, "a taken-over activation is stamped anew");
+    await settles(survivor, a.deploymentId, "Active");
+    assert.equal(survivor.registry.get(a.deploymentId)?.status, "active");
+  } finally {
+    await survivor.close();
+  }
+});
+
+eachDatabase("a replica booting after the window finishes a stale pending deploy", async (db) => {
+  await migrateRuntime(db);
+  const clock = new ManualClock("2026-01-01T00:00:00Z");
+  const bad = await sealLintFailure();
+  await store.markPending(db, pendingRow(bad), "dead-replica", new Date(clock.now()));
+  clock.advance(61_000);
+  const restarted = await serviceOn(db, { clock });
+  try {
+    await settles(restarted, bad.deploymentId, "Failed");
+    assert.equal(
+      (await restarted.status(bad.deploymentId))?.failure?.code,
+      "SUTRA.DEPLOY.LINT_FAILED",
+    );
+  } finally {
+    await restarted.close();
+  }
+});
+
+eachDatabase(
+  "a draining revision re-deployed async keeps serving while it is pending",
+  (db) =>
+    withService(db, async (service) => {
+      const a = await sealRevision();
+      const b = await sealRevision("Hello again");
+      await service.deploy(a.bytes);
+      await service.deploy(b.bytes);
+      assert.equal(service.registry.get(a.deploymentId)?.status, "draining");
+      await store.markPending(db, pendingRow(a), "dead-replica", new Date("2026-01-01T00:00:00Z"));
+      assert.equal((await service.status(a.deploymentId))?.phase, "Pending");
+      // A replica loading the set now still serves it to its pinned instances.
+      const booted = await serviceOn(db);
+      try {
+        assert.equal(booted.registry.get(a.deploymentId)?.status, "draining");
+      } finally {
+        await booted.close();
+      }
     }),
 );
 

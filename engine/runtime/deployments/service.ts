@@ -5,6 +5,11 @@
  * dispatch side serves from in step with the database — at boot, after every
  * local change, on a NOTIFY from another replica, and on every sweep.
  *
+ * An asynchronous deploy is recorded as pending in the database before it is
+ * answered, so every replica reports it `Pending`; an activation still
+ * pending after `sutra.deployments.pending-takeover` (its replica died) is
+ * run again from the stored archive by whichever replica sweeps first.
+ *
  * @module
  */
 import {
@@ -34,7 +39,7 @@ import {
   type RegistryEntry,
 } from "./registry.ts";
 import { addDeploymentRoutes } from "./routes.ts";
-import { MAX_ARCHIVE_BYTES, SWEEP_INTERVAL } from "./settings.ts";
+import { MAX_ARCHIVE_BYTES, PENDING_TAKEOVER, SWEEP_INTERVAL } from "./settings.ts";
 import * as store from "./store.ts";
 
 /** NOTIFY channel on which replicas announce deployment changes. */
@@ -113,6 +118,8 @@ export interface DeploymentServiceOptions {
   readonly transports?: TransportCatalog;
   /** Overrides `sutra.deployments.sweep-interval` (milliseconds; 0 turns the timer off). */
   readonly sweepIntervalMs?: number;
+  /** Names this replica on the activations it runs (default `engine`). */
+  readonly replicaId?: string;
 }
 
 /** The deployment service. */
@@ -131,13 +138,10 @@ export interface DeploymentService {
   routes(router: Router): void;
   /** Retires every quiescent draining deployment; resolves to how many retired. */
   retireSweep(): Promise<number>;
+  /** Takes over activations pending past the takeover window; resolves to how many. */
+  resumePending(): Promise<number>;
   /** Stops the sweep and the listener and waits for background activations. */
   close(): Promise<void>;
-}
-
-interface Pending {
-  readonly archive: SealedArchive;
-  readonly createdAt: Date;
 }
 
 /** Creates the deployment service; call `boot()` before serving. */
@@ -151,6 +155,8 @@ export function createDeploymentService(options: DeploymentServiceOptions): Depl
     maxArchiveBytes: config.require(MAX_ARCHIVE_BYTES),
   };
   const sweepMs = options.sweepIntervalMs ?? config.require(SWEEP_INTERVAL);
+  const takeoverMs = config.require(PENDING_TAKEOVER);
+  const replicaId = options.replicaId ?? "engine";
   const registry = new MutableDeploymentRegistry((error) =>
     logger.error("a deployment registry listener failed", { error: String(error) })
   );
@@ -158,7 +164,6 @@ export function createDeploymentService(options: DeploymentServiceOptions): Depl
   const compiled = new Map<string, CompiledArchive>();
   /** Stored deployments that failed to load, so each is reported once. */
   const unloadable = new Set<string>();
-  const pending = new Map<string, Pending>();
   const background = new Set<Promise<unknown>>();
   let refreshing: Promise<void> = Promise.resolve();
   let unlisten: (() => Promise<void>) | undefined;
@@ -306,7 +311,10 @@ export function createDeploymentService(options: DeploymentServiceOptions): Depl
     return db.transaction(async (tx) => {
       const at = now();
       const existing = await store.findById(tx, row.tenant, row.deploymentId, true);
-      if (existing?.status === "active") return { unchanged: true, drained: [] };
+      if (existing?.status === "active") {
+        await store.settlePending(tx, row.tenant, row.deploymentId);
+        return { unchanged: true, drained: [] };
+      }
       const drained = await store.drainSlot(tx, row.tenant, row.slot, row.deploymentId, at);
       if (existing) await store.reactivate(tx, row.tenant, row.deploymentId, at);
       else await store.insertActive(tx, row, at);
@@ -332,14 +340,8 @@ export function createDeploymentService(options: DeploymentServiceOptions): Depl
         diagnostics: [],
       };
     }
-    if (!pending.has(id)) {
-      pending.set(id, { archive, createdAt: now() });
-      const work = activate(bytes).catch((error) => recordBackgroundFailure(archive, error))
-        .finally(() => {
-          pending.delete(id);
-          background.delete(work);
-        });
-      background.add(work);
+    if (await store.markPending(db, newRow(archive), replicaId, now())) {
+      inBackground(bytes, archive);
     }
     return {
       ...summary(archive),
@@ -348,6 +350,39 @@ export function createDeploymentService(options: DeploymentServiceOptions): Depl
       drained: [],
       diagnostics: [],
     };
+  }
+
+  /** Runs an activation the caller has marked pending; its failure is recorded, not thrown. */
+  function inBackground(bytes: Uint8Array, archive: SealedArchive): void {
+    const work = activate(bytes).catch((error) => recordBackgroundFailure(archive, error))
+      .finally(() => background.delete(work));
+    background.add(work);
+  }
+
+  async function resumePending(): Promise<number> {
+    const at = now();
+    const stale = await store.takeOverPending(db, scope, {
+      by: replicaId,
+      at,
+      staleBefore: new Date(at.getTime() - takeoverMs),
+    });
+    for (const { deploymentId, archive: bytes } of stale) {
+      const read = await readArchive(bytes, { uri: `stored deployment ${deploymentId}`, limits });
+      if (!read.archive) {
+        logger.error(`pending deployment ${deploymentId} has an unreadable stored archive`, {
+          code: "SUTRA.DEPLOY.LOAD_FAILED",
+          deploymentId,
+          diagnostics: read.diagnostics.map(formatDiagnostic),
+        });
+        continue;
+      }
+      logger.warn(`taking over the pending activation of deployment ${deploymentId}`, {
+        code: "SUTRA.DEPLOY.PENDING_TAKEN_OVER",
+        deploymentId,
+      });
+      inBackground(bytes, read.archive);
+    }
+    return stale.length;
   }
 
   async function recordBackgroundFailure(archive: SealedArchive, error: unknown): Promise<void> {
@@ -404,9 +439,6 @@ export function createDeploymentService(options: DeploymentServiceOptions): Depl
   }
 
   async function status(deploymentId: string): Promise<DeploymentStatus | undefined> {
-    // A re-deploy of a failed revision is pending again until it settles.
-    const p = pending.get(deploymentId);
-    if (p) return { ...summary(p.archive), phase: "Pending", createdAt: p.createdAt.toISOString() };
     const row = await store.findById(db, scope, deploymentId);
     return row && statusOf(row);
   }
@@ -422,13 +454,14 @@ export function createDeploymentService(options: DeploymentServiceOptions): Depl
 
   async function boot(): Promise<void> {
     await refresh();
+    await resumePending();
     // Other replicas announce their flips; the periodic sweep re-reads the set
     // as well, so a missed notification only delays convergence.
     unlisten = await db.listen(DEPLOYMENTS_CHANNEL, () => void refresh());
     if (sweepMs > 0) {
       timer = setInterval(() => {
         // A slow database must not stack sweeps on top of each other.
-        sweeping ??= retireSweep().then(refresh).catch((error) =>
+        sweeping ??= retireSweep().then(refresh).then(resumePending).then(() => {}).catch((error) =>
           logger.error("the deployment sweep failed", {
             code: "SUTRA.RUNTIME.UNEXPECTED",
             error: error instanceof Error ? error.message : String(error),
@@ -460,6 +493,7 @@ export function createDeploymentService(options: DeploymentServiceOptions): Depl
     undeploy,
     status,
     retireSweep,
+    resumePending,
     close,
     routes: (router) =>
       addDeploymentRoutes(router, {
@@ -505,6 +539,7 @@ function entryOf(row: store.DeploymentRow, c: CompiledArchive): RegistryEntry {
 }
 
 const PHASES: Record<store.StoredStatus, DeploymentPhase> = {
+  pending: "Pending",
   active: "Active",
   draining: "Draining",
   retired: "Retired",
@@ -512,9 +547,12 @@ const PHASES: Record<store.StoredStatus, DeploymentPhase> = {
 };
 
 function statusOf(row: store.DeploymentRow): DeploymentStatus {
+  // A revision being activated again (a rollback, a retry after a failure)
+  // is pending until that settles, whatever it was before.
+  const pending = row.pendingSince !== undefined && row.status !== "active";
   return {
     deploymentId: row.deploymentId,
-    phase: PHASES[row.status],
+    phase: pending ? "Pending" : PHASES[row.status],
     tenant: row.tenant,
     slot: row.slot,
     labels: row.labels,

@@ -23,3 +23,13 @@ export const SWEEP_INTERVAL = defineKey({
   description:
     "How often the engine retires quiescent draining deployments and re-reads the active set (PT0S turns the sweep off).",
 });
+
+/** How long an asynchronous activation may stay pending before another replica takes it over. */
+export const PENDING_TAKEOVER = defineKey({
+  key: "sutra.deployments.pending-takeover",
+  type: "duration",
+  default: 60_000,
+  min: 1,
+  description:
+    "How long an asynchronous deploy may stay Pending before another replica (or the restarted one) runs its activation again from the stored archive.",
+});

@@ -9,7 +9,7 @@
 import type { Queryable } from "../../persistence/mod.ts";
 
 /** The stored states of a deployment. */
-export type StoredStatus = "active" | "draining" | "retired" | "failed";
+export type StoredStatus = "pending" | "active" | "draining" | "retired" | "failed";
 
 /** One row, without the archive bytes. */
 export interface DeploymentRow {
@@ -24,6 +24,10 @@ export interface DeploymentRow {
   readonly activatedAt?: Date;
   readonly drainedAt?: Date;
   readonly retiredAt?: Date;
+  /** Set while an asynchronous activation of this revision is in flight. */
+  readonly pendingSince?: Date;
+  /** The replica running that activation. */
+  readonly pendingBy?: string;
 }
 
 /** What a new row needs. */
@@ -48,10 +52,12 @@ interface RawRow {
   activated_at: Date | null;
   drained_at: Date | null;
   retired_at: Date | null;
+  pending_since: Date | null;
+  pending_by: string | null;
 }
 
 const COLUMNS = `tenant, deployment_id, slot, labels, status, failure_code, failure_detail,
-  created_at, activated_at, drained_at, retired_at`;
+  created_at, activated_at, drained_at, retired_at, pending_since, pending_by`;
 
 const IN_SCOPE = `($1::text is null or tenant = $1::text)`;
 
@@ -68,6 +74,8 @@ function toRow(r: RawRow): DeploymentRow {
     ...(r.activated_at !== null ? { activatedAt: r.activated_at } : {}),
     ...(r.drained_at !== null ? { drainedAt: r.drained_at } : {}),
     ...(r.retired_at !== null ? { retiredAt: r.retired_at } : {}),
+    ...(r.pending_since !== null ? { pendingSince: r.pending_since } : {}),
+    ...(r.pending_by !== null ? { pendingBy: r.pending_by } : {}),
   };
 }
 
@@ -167,7 +175,8 @@ export async function reactivate(
 ): Promise<void> {
   await q.query(
     `update deployments set status = 'active', activated_at = $3, drained_at = null,
-        retired_at = null, failure_code = null, failure_detail = null
+        retired_at = null, failure_code = null, failure_detail = null,
+        pending_since = null, pending_by = null
       where tenant = $1 and deployment_id = $2`,
     [tenant, deploymentId, at],
   );
@@ -184,9 +193,9 @@ export async function insertActive(q: Queryable, row: NewDeployment, at: Date): 
 }
 
 /**
- * Records a failed activation. A row that already exists in another state
- * keeps it: the same bytes ran before, so this failure says nothing about
- * that revision.
+ * Records a failed activation and ends any pending marker. A row that
+ * already exists in another state keeps it (and its failure fields): the
+ * same bytes ran before, so this failure says nothing about that revision.
  */
 export async function recordFailure(
   q: Queryable,
@@ -200,8 +209,14 @@ export async function recordFailure(
         failure_detail, created_at)
      values ($1, $2, $3, $4, $5, $6, 'failed', $7, $8, $9)
      on conflict (tenant, deployment_id) do update
-       set failure_code = excluded.failure_code, failure_detail = excluded.failure_detail
-       where deployments.status = 'failed'`,
+       set status = case when deployments.status = 'pending' then 'failed'
+                         else deployments.status end,
+           failure_code = case when deployments.status in ('pending', 'failed')
+                               then excluded.failure_code else deployments.failure_code end,
+           failure_detail = case when deployments.status in ('pending', 'failed')
+                                 then excluded.failure_detail else deployments.failure_detail end,
+           pending_since = null, pending_by = null
+       where deployments.status in ('pending', 'failed') or deployments.pending_since is not null`,
     [
       row.tenant,
       row.deploymentId,
@@ -214,6 +229,64 @@ export async function recordFailure(
       at,
     ],
   );
+}
+
+/**
+ * Marks an asynchronous activation of `row` as in flight: a new revision is
+ * stored as `pending`, an existing one that is not active gains the marker
+ * and keeps its status. Answers false when the revision is active or an
+ * activation is already in flight (nothing to start).
+ */
+export async function markPending(
+  q: Queryable,
+  row: NewDeployment,
+  by: string,
+  at: Date,
+): Promise<boolean> {
+  const { rows } = await q.query(
+    `insert into deployments
+       (tenant, deployment_id, slot, labels, manifest, archive, status, created_at,
+        pending_since, pending_by)
+     values ($1, $2, $3, $4, $5, $6, 'pending', $7, $7, $8)
+     on conflict (tenant, deployment_id) do update
+       set pending_since = excluded.pending_since, pending_by = excluded.pending_by
+       where deployments.pending_since is null and deployments.status <> 'active'
+     returning deployment_id`,
+    [row.tenant, row.deploymentId, row.slot, row.labels, row.manifest, row.archive, at, by],
+  );
+  return rows.length === 1;
+}
+
+/** Ends the pending marker of a revision that turned out to be active already. */
+export async function settlePending(
+  q: Queryable,
+  tenant: string,
+  deploymentId: string,
+): Promise<void> {
+  await q.query(
+    `update deployments set pending_since = null, pending_by = null
+      where tenant = $1 and deployment_id = $2 and pending_since is not null`,
+    [tenant, deploymentId],
+  );
+}
+
+/**
+ * Takes over the activations pending since before `staleBefore` (their
+ * replica died or stalled): re-stamps them for `by` and answers their
+ * archives. Row locks make each one go to a single caller.
+ */
+export async function takeOverPending(
+  q: Queryable,
+  scope: string | undefined,
+  options: { readonly by: string; readonly at: Date; readonly staleBefore: Date },
+): Promise<{ deploymentId: string; archive: Uint8Array }[]> {
+  const { rows } = await q.query<{ deployment_id: string; archive: Uint8Array }>(
+    `update deployments set pending_since = $3, pending_by = $2
+      where ${IN_SCOPE} and pending_since < $4 and status <> 'active'
+      returning deployment_id, archive`,
+    [scope ?? null, options.by, options.at, options.staleBefore],
+  );
+  return rows.map((r) => ({ deploymentId: r.deployment_id, archive: r.archive }));
 }
 
 /**
