@@ -44,6 +44,7 @@ import { startExternalTasks } from "./external_tasks/mod.ts";
 import { startTimers } from "./timers/mod.ts";
 import { Sweeper } from "./sweeps/mod.ts";
 import {
+  AUDIT_SQL,
   CLAIM_STUCK_AFTER,
   DATASOURCE_EMBEDDED_DIR,
   DATASOURCE_PASSWORD,
@@ -140,6 +141,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       lanes,
       replicaId,
       capBytes: config.require(PAYLOAD_CAP_BYTES),
+      auditJournal: config.require(AUDIT_SQL),
     });
     // Requests still queued on a lane finish before the database closes.
     stoppers.push(() => lanes.idle());
@@ -159,12 +161,14 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       db: database,
       registry: deployments.registry,
       admin,
+      auditJournal: config.require(AUDIT_SQL),
       cancel: (id) =>
         cancelInstance({
           db: database,
           registry: deployments.registry,
           clock,
           stores,
+          auditJournal: config.require(AUDIT_SQL),
           owner: `${replicaId}/admin`,
         }, id),
     });

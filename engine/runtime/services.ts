@@ -16,6 +16,7 @@ import type { AdminGate } from "./admin_auth.ts";
 import type { DeploymentService } from "./deployments/mod.ts";
 import type { AdvanceOptions } from "./dispatch/advance.ts";
 import type { Dispatcher } from "./dispatch/intake.ts";
+import { AUDIT_SQL } from "./settings.ts";
 import type { DeploymentStores } from "./dispatch/ports.ts";
 import type { Lanes } from "./dispatch/lanes.ts";
 import type { Router } from "./http_router.ts";
@@ -40,7 +41,13 @@ export interface RuntimeContext {
 
 /** What stepping an instance needs, from the engine's parts. */
 export function stepContext(ctx: RuntimeContext): AdvanceOptions {
-  return { db: ctx.db, clock: ctx.clock, stores: ctx.stores, registry: ctx.deployments.registry };
+  return {
+    db: ctx.db,
+    clock: ctx.clock,
+    stores: ctx.stores,
+    registry: ctx.deployments.registry,
+    auditJournal: ctx.config.require(AUDIT_SQL),
+  };
 }
 
 /** A started background service. */

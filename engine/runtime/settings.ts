@@ -196,3 +196,12 @@ export const OUTBOX_CLAIM_TIMEOUT = defineKey({
   max: 3_600_000,
   description: "A delivery claimed longer ago than this (its replica died mid-send) is sent again.",
 });
+
+/** Whether steps write the audit journal to the engine database. */
+export const AUDIT_SQL = defineKey({
+  key: "sutra.audit.sql",
+  type: "boolean",
+  default: false,
+  description:
+    "Write every instance's audit journal (started, node entered/left, completed …) to the engine database's audit_events table, in each step's transaction; off, GET /admin/instances/{id}/history answers an empty journal that says so.",
+});

@@ -23,7 +23,8 @@ async function snapshotOf(engine: RunningEngine, id: string) {
   return rows[0];
 }
 
-async function scenario(engine: RunningEngine): Promise<void> {
+/** Runs the scenario; `journal` says whether the engine writes the audit journal. */
+async function scenario(engine: RunningEngine, journal: boolean): Promise<void> {
   await engine.deployments.deploy(await sealDir("examples/approval-hold/package"));
 
   // 1. Park: 200, no business reply, the instance waits with its alias recorded.
@@ -69,9 +70,21 @@ async function scenario(engine: RunningEngine): Promise<void> {
   const done = await get(engine, `/sutra/instances/${instance.instanceId}`);
   assert.equal(done.body.status, "COMPLETED");
   const history = await get(engine, `/admin/instances/${instance.instanceId}/history`);
+  assert.equal(history.status, 200);
   const types = (history.body.events as { type: string }[]).map((e) => e.type);
-  assert.equal(types[0], "instance.started");
-  assert.equal(types.at(-1), "instance.completed");
+  if (journal) {
+    assert.equal(history.body.journal, "sql");
+    assert.equal(types[0], "instance.started");
+    assert.equal(types.at(-1), "instance.completed");
+  } else {
+    // Off by default: an empty journal that says so, and no audit rows written.
+    assert.equal(history.body.journal, "off");
+    assert.deepEqual(types, []);
+    const { rows } = await engine.database.query<{ n: number }>(
+      "select count(*)::int as n from audit_events",
+    );
+    assert.equal(rows[0].n, 0);
+  }
 
   // 4. The alias was retired at completion: the same E2EId starts a new instance.
   const again = await post(engine, "/channels/approval-request", request("E2E-1"), KEY);
@@ -84,21 +97,28 @@ async function scenario(engine: RunningEngine): Promise<void> {
   assert.equal(await snapshotOf(engine, otherId).then((r) => r.status), "RUNNING");
 }
 
-Deno.test("approval-hold over HTTP on embedded PGlite", async () => {
+Deno.test("approval-hold over HTTP on embedded PGlite (audit journal off)", async () => {
   const engine = await bootEngine();
   try {
-    await scenario(engine);
+    await scenario(engine, false);
   } finally {
     await engine.stop();
   }
 });
 
-tier2Test("approval-hold over HTTP on PostgreSQL", () =>
-  withServerDatabase(async (_db, target) => {
-    const engine = await bootEngine({ url: target.url, schema: target.schema });
-    try {
-      await scenario(engine);
-    } finally {
-      await engine.stop();
-    }
-  }));
+tier2Test(
+  "approval-hold over HTTP on PostgreSQL (audit journal on)",
+  () =>
+    withServerDatabase(async (_db, target) => {
+      const engine = await bootEngine({
+        url: target.url,
+        schema: target.schema,
+        env: { SUTRA_AUDIT_SQL: "true" },
+      });
+      try {
+        await scenario(engine, true);
+      } finally {
+        await engine.stop();
+      }
+    }),
+);

@@ -30,7 +30,8 @@ tier2Test(
   "two engines, four lanes each: 500 concurrent approval flows complete exactly once",
   () =>
     withServerDatabase(async (db, target) => {
-      const env = { SUTRA_ENGINE_SHARDS: "4" };
+      // The journal's instance.completed rows prove no instance completed twice.
+      const env = { SUTRA_ENGINE_SHARDS: "4", SUTRA_AUDIT_SQL: "true" };
       const a = await bootEngine({ ...target, env, replicaId: "replica-a" });
       const b = await bootEngine({ ...target, env, replicaId: "replica-b" });
       try {

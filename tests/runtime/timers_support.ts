@@ -38,6 +38,8 @@ async function bootTimed(
     SUTRA_ADMIN_OIDC_DEV_DISABLED: "true",
     SUTRA_SHUTDOWN_GRACE_PERIOD: "PT5S",
     SUTRA_TIMERS_POLL_INTERVAL: "PT0.01S",
+    // The assertions read which nodes ran from the audit journal.
+    SUTRA_AUDIT_SQL: "true",
     ...(target.schema ? { SUTRA_DATASOURCE_SCHEMA: target.schema } : {}),
     ...env,
   };

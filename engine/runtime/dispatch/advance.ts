@@ -33,6 +33,8 @@ export interface StepContext {
   readonly clock: Clock;
   /** The deployments' data stores; without them a step can neither read nor write a store. */
   readonly stores?: DeploymentStores;
+  /** Write each step's audit events (`sutra.audit.sql`); off when absent. */
+  readonly auditJournal?: boolean;
 }
 
 /** What a step of a new instance commits with, beyond the instance itself. */

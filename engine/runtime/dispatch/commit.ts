@@ -65,7 +65,7 @@ export type CommitOutcome = Extract<DeliveryOutcome, { kind: "settled" | "refuse
 
 /** Commits a step that was not refused and answers the caller. */
 export async function commitResult(
-  o: { readonly db: Database },
+  o: { readonly db: Database; readonly auditJournal?: boolean },
   t: CommitTarget,
   r: StepResult & { refusal?: undefined },
 ): Promise<CommitOutcome> {
@@ -88,6 +88,7 @@ export async function commitResult(
           outbox,
           owner: t.owner,
           admission: t.admission,
+          journal: o.auditJournal === true,
         }),
         t.dedup && recordDelivery(tx, t.dedup, t.instanceId),
         t.also?.(tx),

@@ -67,6 +67,8 @@ export interface DispatcherOptions {
   readonly capBytes: number;
   /** The deployments' data stores; without them a step can neither read nor write a store. */
   readonly stores?: DeploymentStores;
+  /** Write each step's audit events (`sutra.audit.sql`). */
+  readonly auditJournal?: boolean;
 }
 
 // Refusals a later redrive may get past; "failed" only for an idempotent process (see redrives).

@@ -1,7 +1,7 @@
 /**
  * The instance tables: claims on an instance row, and the one write that
- * commits a step — snapshot, waits, aliases, outbox rows and audit rows
- * together in the caller's transaction.
+ * commits a step — snapshot, waits, aliases, outbox rows and (with the
+ * audit journal on) audit rows together in the caller's transaction.
  *
  * @module
  */
@@ -112,6 +112,8 @@ export interface StepCommit {
   readonly owner?: string;
   /** A new instance: the channel that started it and that channel's `maxConcurrentInstances`. */
   readonly admission?: { readonly channel: string; readonly cap?: number };
+  /** Write the step's audit events (`sutra.audit.sql`). */
+  readonly journal: boolean;
 }
 
 /** Thrown when a new instance would exceed its channel's `maxConcurrentInstances`. */
@@ -275,7 +277,7 @@ async function withdrawOutbox(tx: Transaction, c: StepCommit): Promise<void> {
 
 async function writeAudit(tx: Transaction, c: StepCommit): Promise<void> {
   const events = c.effects.audit;
-  if (events.length === 0) return;
+  if (!c.journal || events.length === 0) return;
   const params: unknown[] = [];
   const values = valuesList(
     params,

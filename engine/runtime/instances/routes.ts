@@ -22,6 +22,8 @@ export interface InstanceRoutesOptions {
   readonly db: Database;
   readonly registry: DeploymentRegistry;
   readonly admin: AdminGate;
+  /** Whether steps write the audit journal (`sutra.audit.sql`). */
+  readonly auditJournal: boolean;
   /** Cancels an instance; resolves to the outcome as an HTTP response. */
   readonly cancel: (instanceId: string) => Promise<Response>;
 }
@@ -145,6 +147,15 @@ export function addInstanceRoutes(router: Router, o: InstanceRoutesOptions): voi
     o.admin.requireAdmin(async (_request, { id }) => {
       const row = await findInstance(o.db, id);
       if (!row) return notFound(id);
+      if (!o.auditJournal) {
+        // An empty journal that says why, not a 404 that suggests the instance is unknown.
+        return jsonResponse(200, {
+          instanceId: id,
+          journal: "off",
+          events: [],
+          note: "the audit journal is off (sutra.audit.sql=false); no events are recorded",
+        });
+      }
       const { rows } = await o.db.query<
         { seq: number; event_type: string; node_id: string | null; at: Date; data: unknown }
       >(
@@ -153,6 +164,7 @@ export function addInstanceRoutes(router: Router, o: InstanceRoutesOptions): voi
       );
       return jsonResponse(200, {
         instanceId: id,
+        journal: "sql",
         events: rows.map((r) => ({
           seq: r.seq,
           type: r.event_type,
