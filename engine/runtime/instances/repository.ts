@@ -7,7 +7,7 @@
  */
 import type { Effects, InstanceState } from "../../executor/mod.ts";
 import { isTerminal } from "../../executor/mod.ts";
-import type { Queryable, Transaction } from "../../persistence/mod.ts";
+import type { Database, Queryable, Transaction } from "../../persistence/mod.ts";
 
 /** The durable status of an instance row. */
 export type InstanceRowStatus = "RUNNING" | "SUSPENDED" | "COMPLETED" | "TERMINATED" | "FAILED";
@@ -38,9 +38,16 @@ export interface ClaimKey {
 /**
  * Compare-and-set claim on the instance row: taken only when nobody holds
  * it and the instance is live. A held claim is a refusal, never a wait.
+ *
+ * The claim commits without waiting for its log flush (`synchronous_commit`
+ * off for its own transaction only): it is visible to every other session
+ * at once, and a server crash can only lose it together with everything
+ * after it, since the step's commit flushes the log up to and including it.
+ * A lost claim is an unclaimed instance, which is what a crash should leave.
  */
 export async function claimInstance(
-  db: Queryable,
+  // A database, never a transaction: the relaxed flush must not spread to a caller's writes.
+  db: Database,
   key: ClaimKey,
 ): Promise<ClaimedInstance | ClaimRefusal> {
   const { rows } = await db.query<
@@ -49,6 +56,7 @@ export async function claimInstance(
     `update instances set owner = $3, claimed_at = now()
       where tenant = $1 and instance_id = $2 and owner is null
         and status in ('RUNNING', 'SUSPENDED')
+        and (select set_config('synchronous_commit', 'off', true)) = 'off'
       returning deployment_id, process_id, snapshot`,
     [key.tenant, key.instanceId, key.owner],
   );
