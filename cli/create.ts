@@ -23,6 +23,7 @@ import { checkScaffoldName, envCase, pascalCase } from "./scaffold/names.ts";
 import { codecFiles, httpChannelYaml, packageFacts, packageFiles } from "./scaffold/package.ts";
 import { processFiles, type ScaffoldFile, type ValidationPolicy } from "./scaffold/process.ts";
 import { appPackageDir, workspaceFiles } from "./scaffold/workspace.ts";
+import { errorMessage } from "../engine/core/errors.ts";
 
 const USAGE = `Usage: sutra create <app|deployment|bpmn> NAME [options]
 
@@ -330,7 +331,7 @@ async function writeNew(root: string, files: readonly OutFile[], io: CliIo): Pro
       }
       throw new DiagnosticError(diagnostic(
         "SUTRA.CLI.FILE_UNWRITABLE",
-        `cannot write ${path}: ${error instanceof Error ? error.message : String(error)}`,
+        `cannot write ${path}: ${errorMessage(error)}`,
         { source: { uri: path } },
       ));
     }

@@ -20,6 +20,7 @@ import {
 import { type CliIo, type Command, DiagnosticError, UsageError } from "./command.ts";
 import { type CommandArgs, parseCommandArgs, stringFlag } from "./describe.ts";
 import { formatFlag, reported, underDir } from "./lint.ts";
+import { errorMessage } from "../engine/core/errors.ts";
 
 /** Variable holding the admin API key unless `--api-key-env` names another. */
 export const DEFAULT_API_KEY_ENV = "SUTRA_ADMIN_API_KEY";
@@ -205,7 +206,7 @@ async function readBytes(path: string): Promise<Uint8Array> {
   } catch (error) {
     throw new DiagnosticError(diagnostic(
       "SUTRA.CLI.FILE_UNREADABLE",
-      `cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`,
+      `cannot read ${path}: ${errorMessage(error)}`,
       { source: { uri: path } },
     ));
   }
@@ -229,9 +230,7 @@ async function call(connection: Connection, path: string, init: RequestInit): Pr
   } catch (error) {
     throw new DiagnosticError(diagnostic(
       "SUTRA.CLI.ENGINE_UNREACHABLE",
-      `cannot reach the engine at ${connection.base}: ${
-        error instanceof Error ? error.message : String(error)
-      }`,
+      `cannot reach the engine at ${connection.base}: ${errorMessage(error)}`,
       { attributes: { engineUrl: connection.base } },
     ));
   }
@@ -300,7 +299,7 @@ async function watchAndDeploy(
   } catch (error) {
     throw new DiagnosticError(diagnostic(
       "SUTRA.CLI.FILE_UNREADABLE",
-      `cannot watch ${dir}: ${error instanceof Error ? error.message : String(error)}`,
+      `cannot watch ${dir}: ${errorMessage(error)}`,
       { source: { uri: dir } },
     ));
   }

@@ -12,6 +12,7 @@ import { type Diagnostic, diagnostic, formatDiagnostic } from "../engine/core/di
 import { ARCHIVE_EXTENSION, readArchiveFile } from "../engine/package/mod.ts";
 import { type CliIo, type Command, DiagnosticError, UsageError } from "./command.ts";
 import { formatFlag } from "./lint.ts";
+import { errorMessage } from "../engine/core/errors.ts";
 
 const USAGE = `Usage: sutra deployments list DIR [--label KEY=VALUE]... [--format text|json]
 
@@ -48,7 +49,7 @@ async function archivesIn(dir: string): Promise<string[]> {
   } catch (error) {
     throw new DiagnosticError(diagnostic(
       "SUTRA.CLI.FILE_UNREADABLE",
-      `cannot read ${dir}: ${error instanceof Error ? error.message : String(error)}`,
+      `cannot read ${dir}: ${errorMessage(error)}`,
       { source: { uri: dir } },
     ));
   }
@@ -77,7 +78,7 @@ export const deploymentsCommand: Command = {
         allowPositionals: true,
       }));
     } catch (error) {
-      throw new UsageError(error instanceof Error ? error.message : String(error));
+      throw new UsageError(errorMessage(error));
     }
     const format = formatFlag(values.format);
     if (positionals.length !== 1) throw new UsageError("give exactly one directory");

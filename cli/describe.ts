@@ -23,6 +23,7 @@ import {
   readBpmn,
 } from "../engine/bpmn/mod.ts";
 import { type CliIo, type Command, DiagnosticError, UsageError } from "./command.ts";
+import { errorMessage } from "../engine/core/errors.ts";
 
 /**
  * Reads and parses a BPMN file for an inspection command: reader findings
@@ -36,7 +37,7 @@ export async function readModelArgument(path: string, io: CliIo): Promise<Defini
   } catch (error) {
     throw new DiagnosticError(diagnostic(
       "SUTRA.CLI.FILE_UNREADABLE",
-      `cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`,
+      `cannot read ${path}: ${errorMessage(error)}`,
       { source: { uri: path } },
     ));
   }
@@ -66,7 +67,7 @@ export function parseCommandArgs(
     });
     return { flags: values, positionals };
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw new UsageError(errorMessage(error));
   }
 }
 

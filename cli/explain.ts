@@ -20,6 +20,7 @@ import {
 } from "../lang/feel/mod.ts";
 import { type Diagnostic, diagnostic, DiagnosticError } from "../engine/core/diagnostic.ts";
 import { type CliIo, type Command, UsageError } from "./command.ts";
+import { errorMessage } from "../engine/core/errors.ts";
 
 const USAGE = `Usage: sutra explain [EXPRESSION] [--context FILE] [--format text|json]
 
@@ -168,6 +169,6 @@ function parseFlags(args: readonly string[]) {
       allowPositionals: true,
     });
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw new UsageError(errorMessage(error));
   }
 }

@@ -21,6 +21,7 @@ import { packageCommand } from "./package.ts";
 import { simulateCommand } from "./simulate.ts";
 import { testCommand } from "./test_simulate.ts";
 import { versionCommand } from "./version.ts";
+import { errorMessage } from "../engine/core/errors.ts";
 
 /** Options for {@link runCli}. */
 export interface RunCliOptions {
@@ -124,7 +125,7 @@ export async function runCli(
       for (const d of error.diagnostics) io.stderr(formatDiagnostic(d) + "\n");
       return 1;
     }
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     io.stderr(
       `ERROR SUTRA.RUNTIME.UNEXPECTED: ${programName} ${command.name} failed: ${message}\n`,
     );

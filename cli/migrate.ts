@@ -19,6 +19,7 @@ import {
   verifyMigrations,
 } from "../engine/persistence/mod.ts";
 import { type CliIo, type Command, UsageError } from "./command.ts";
+import { errorMessage } from "../engine/core/errors.ts";
 
 /** Options for {@link createMigrateCommand}. */
 export interface MigrateCommandOptions {
@@ -116,7 +117,7 @@ function parseInvocation(args: readonly string[], io: CliIo): Invocation | "help
       allowPositionals: true,
     });
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw new UsageError(errorMessage(error));
   }
   const { values, positionals } = parsed;
   if (values.help) return "help";

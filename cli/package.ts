@@ -21,6 +21,7 @@ import {
   summarize,
   underDir,
 } from "./lint.ts";
+import { errorMessage } from "../engine/core/errors.ts";
 
 const USAGE = `Usage: sutra package DIR [-o|--out OUT] [--format text|json]
 
@@ -146,7 +147,7 @@ async function writeAtomically(path: string, bytes: Uint8Array): Promise<void> {
   } catch (error) {
     throw new DiagnosticError(diagnostic(
       "SUTRA.CLI.FILE_UNWRITABLE",
-      `cannot write ${path}: ${error instanceof Error ? error.message : String(error)}`,
+      `cannot write ${path}: ${errorMessage(error)}`,
       { source: { uri: path } },
     ));
   }

@@ -7,6 +7,7 @@
 import { parseArgs } from "node:util";
 import { ENGINE_VERSION } from "../engine/core/version.ts";
 import { type CliIo, type Command, UsageError } from "./command.ts";
+import { errorMessage } from "../engine/core/errors.ts";
 
 /** Options for {@link versionCommand}. */
 export interface VersionOptions {
@@ -48,6 +49,6 @@ function parseFlags(args: readonly string[]) {
       allowPositionals: false,
     });
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw new UsageError(errorMessage(error));
   }
 }

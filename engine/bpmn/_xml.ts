@@ -8,6 +8,7 @@
  */
 import { SaxesParser, type SaxesTagNS } from "saxes";
 import { SourceText } from "./_source.ts";
+import { errorMessage } from "../core/errors.ts";
 
 /** One attribute, namespace resolved (`uri` is "" for unprefixed attributes). */
 export interface XmlAttribute {
@@ -149,7 +150,7 @@ export function parseXml(text: string): XmlParseResult {
     // Without an error handler saxes throws; with one it should not, but a
     // parser bug must still surface as a problem rather than escape.
     problems.push({
-      message: error instanceof Error ? error.message : String(error),
+      message: errorMessage(error),
       line: parser.line,
       column: parser.column + 1,
     });

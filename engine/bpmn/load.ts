@@ -15,6 +15,7 @@ import { validateQElements } from "./q_schema.ts";
 import { readBpmn } from "./reader.ts";
 import type { ShapeProvider } from "./shape.ts";
 import { validateModel } from "./validate.ts";
+import { errorMessage } from "../core/errors.ts";
 
 /** Options for {@link loadBpmn}. */
 export interface LoadOptions {
@@ -75,7 +76,7 @@ export async function loadBpmn(
       ok: false,
       diagnostics: [diagnostic(
         "SUTRA.RUNTIME.UNEXPECTED",
-        `the BPMN loader failed: ${error instanceof Error ? error.message : String(error)}`,
+        `the BPMN loader failed: ${errorMessage(error)}`,
         { source: { uri } },
       )],
     };

@@ -15,6 +15,7 @@ import type { SourceText } from "./_source.ts";
 import type { XmlElement } from "./_xml.ts";
 import { Q_NAMESPACE } from "./q_model.ts";
 import schemaText from "../../xsd/q.xsd" with { type: "text" };
+import { errorMessage } from "../core/errors.ts";
 
 const XMLNS = "http://www.w3.org/2000/xmlns/";
 
@@ -143,9 +144,7 @@ export async function validateQElements(
     return [{
       code: "SUTRA.CONFIG.BPMN.Q_SCHEMA_UNAVAILABLE",
       severity: "ERROR",
-      message: `the q: schema check could not run: ${
-        error instanceof Error ? error.message : String(error)
-      }`,
+      message: `the q: schema check could not run: ${errorMessage(error)}`,
       source: { uri: options.uri, line: elements[0].line, column: elements[0].column },
     }];
   }

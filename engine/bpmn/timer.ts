@@ -14,6 +14,7 @@
  */
 import { parseDurationMillis } from "../core/duration.ts";
 import type { TimerForm } from "./model.ts";
+import { errorMessage } from "../core/errors.ts";
 
 /** A parsed timer. Instants are epoch milliseconds. */
 export type TimerSpec =
@@ -96,7 +97,7 @@ export function parseTimerDate(text: string): TimerParse {
       };
     }
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     return refuse("malformed", `'${t}' is not a valid date-time: ${reason}`);
   }
   // Well-formed, but a local time would depend on the engine host's zone.

@@ -16,6 +16,7 @@
 import type { Shape } from "../bpmn/shape.ts";
 import type { Diagnostic, Severity } from "./diagnostic.ts";
 import { Registry } from "./registry.ts";
+import { errorMessage } from "./errors.ts";
 
 /** The three outcomes of a decode. */
 export type DecodeOutcome = "OK" | "SOFT_ERRORS" | "FATAL";
@@ -164,7 +165,7 @@ export async function decodeSafely(
   try {
     result = await codec.decode(bytes, contentType);
   } catch (e) {
-    return fatal(codecFailure(codec, e instanceof Error ? e.message : String(e)));
+    return fatal(codecFailure(codec, errorMessage(e)));
   }
   const broken = contractBreach(result);
   return broken === undefined ? result : fatal(codecFailure(codec, broken));

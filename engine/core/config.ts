@@ -10,6 +10,7 @@
 import { type Diagnostic, diagnostic, DiagnosticError } from "./diagnostic.ts";
 import { formatDurationMillis, parseDurationMillis } from "./duration.ts";
 import { parseProperties } from "./properties.ts";
+import { errorMessage } from "./errors.ts";
 
 /** The value types a key can have. */
 export type ConfigType = "string" | "integer" | "boolean" | "duration" | "enum";
@@ -287,9 +288,7 @@ async function readPropertiesFile(
     problems.push(
       diagnostic(
         "SUTRA.CONFIG.FILE.UNREADABLE",
-        `cannot read configuration file ${path}: ${
-          error instanceof Error ? error.message : String(error)
-        }`,
+        `cannot read configuration file ${path}: ${errorMessage(error)}`,
         { source: { uri: path } },
       ),
     );

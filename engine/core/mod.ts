@@ -10,6 +10,7 @@ export * from "./codes.ts";
 export * from "./config.ts";
 export * from "./clock.ts";
 export * from "./duration.ts";
+export * from "./errors.ts";
 export * from "./ids.ts";
 export * from "./log.ts";
 export * from "./redactor.ts";

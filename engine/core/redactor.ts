@@ -11,6 +11,7 @@
  */
 import { type Diagnostic, diagnostic } from "./diagnostic.ts";
 import { Registry } from "./registry.ts";
+import { errorMessage } from "./errors.ts";
 
 /** One sensitive span. */
 export interface RedactionSpan {
@@ -79,7 +80,7 @@ export function redact(
         dataClass: options.dataClass,
       });
     } catch (e) {
-      return overMask(name, `it failed: ${e instanceof Error ? e.message : String(e)}`);
+      return overMask(name, `it failed: ${errorMessage(e)}`);
     }
     for (const span of located) {
       if (pointerSegments(span.path) === undefined) {

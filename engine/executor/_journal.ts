@@ -12,6 +12,7 @@ import type { AuditEvent, EffectsBuilder } from "./effects.ts";
 import type { ExecutionEvent, ExecutionListener, ListenerHook } from "./listeners.ts";
 import type { InstanceState } from "./state.ts";
 import { ExecutorCode } from "./_failure.ts";
+import { errorMessage } from "../core/errors.ts";
 
 const CAPTURE = { none: 0, lifecycle: 1, nodes: 2, full: 3 } as const;
 
@@ -88,7 +89,7 @@ export class Journal {
       } catch (e) {
         (this.#effects.diagnostics ??= []).push(diagnostic(
           ExecutorCode.LISTENER_FAILED,
-          `execution listener ${hook} threw: ${e instanceof Error ? e.message : String(e)}`,
+          `execution listener ${hook} threw: ${errorMessage(e)}`,
           { severity: "WARNING", attributes: { hook } },
         ));
       }

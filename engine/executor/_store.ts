@@ -13,6 +13,7 @@ import type { StoreWriteEffect } from "./effects.ts";
 import type { StorePort } from "./ports.ts";
 import type { BufferedWrite, InstanceState, ScopeInstance } from "./state.ts";
 import { ExecutorCode, StepFailure } from "./_failure.ts";
+import { errorMessage } from "../core/errors.ts";
 
 /** A keyed read. */
 export interface StoreRead {
@@ -176,9 +177,7 @@ function revisionKey(store: string, key: string): string {
 function readFailure(read: StoreRead, e: unknown): StepFailure {
   return new StepFailure(
     ExecutorCode.STORE_FAILED,
-    `reading '${read.key}' from data store '${read.store}' failed: ${
-      e instanceof Error ? e.message : String(e)
-    }`,
+    `reading '${read.key}' from data store '${read.store}' failed: ${errorMessage(e)}`,
     undefined,
     { store: read.store },
   );

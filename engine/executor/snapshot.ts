@@ -61,6 +61,7 @@ import type {
 } from "./state.ts";
 import { decodeValue, encodeValue, needsTyping } from "./typed_value.ts";
 import { ExecutorCode } from "./_failure.ts";
+import { errorMessage } from "../core/errors.ts";
 
 /** Generation of snapshots whose variables are all strings (bare text). */
 const GENERATION_PLAIN = 2;
@@ -90,7 +91,7 @@ export function decodeSnapshot(plan: ExecutionPlan, bytes: Uint8Array): DecodeRe
     return {
       diagnostics: [diagnostic(
         ExecutorCode.SNAPSHOT_INVALID,
-        `the snapshot cannot be read: ${e instanceof Error ? e.message : String(e)}`,
+        `the snapshot cannot be read: ${errorMessage(e)}`,
       )],
     };
   }

@@ -22,6 +22,7 @@ import { cloneState, emptyState, type InstanceState, isTerminal } from "./state.
 import { toFeel } from "./variables.ts";
 import { behaviorOf } from "./behaviors/mod.ts";
 import { ExecutorCode, StepFailure } from "./_failure.ts";
+import { errorMessage } from "../core/errors.ts";
 
 /** The outcome of one step: the new state and its effects, or a refusal. */
 export type StepResult =
@@ -310,7 +311,7 @@ function unexpected(
   fresh.failed(
     new StepFailure(
       ExecutorCode.UNEXPECTED,
-      `the executor failed: ${e instanceof Error ? e.message : String(e)}`,
+      `the executor failed: ${errorMessage(e)}`,
       node,
     ),
   );

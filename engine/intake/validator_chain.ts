@@ -21,6 +21,7 @@ import {
 import { compile, type CompiledExpression, toJs } from "../../lang/feel/mod.ts";
 import { issueValue, validatorFailed } from "./_issue_values.ts";
 import { payloadPointer } from "./_paths.ts";
+import { errorMessage } from "../core/errors.ts";
 
 /** One compiled entry. */
 export type ChainEntry =
@@ -185,7 +186,7 @@ async function runComplex(
   try {
     return await validator.validate(input);
   } catch (e) {
-    return [validatorFailed(source, e instanceof Error ? e.message : String(e))];
+    return [validatorFailed(source, errorMessage(e))];
   }
 }
 
@@ -202,7 +203,7 @@ function runSimple(
   try {
     findings = entry.validator.check(toJs(evaluated.value));
   } catch (e) {
-    return [validatorFailed(entry.ref, e instanceof Error ? e.message : String(e))];
+    return [validatorFailed(entry.ref, errorMessage(e))];
   }
   const value = issueValue(evaluated.value);
   return findings.map((f) => ({

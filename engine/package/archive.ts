@@ -25,6 +25,7 @@ import {
   slotOf,
 } from "./manifest.ts";
 import { type PackageDescriptor, readPackageYaml } from "./package_yaml.ts";
+import { errorMessage } from "../core/errors.ts";
 
 /** A sealed archive and what it contains. */
 export interface SealedArchive {
@@ -197,7 +198,7 @@ export async function readArchiveFile(
       diagnostics: [invalid(
         path,
         "unreadable",
-        `cannot read the archive: ${error instanceof Error ? error.message : String(error)}`,
+        `cannot read the archive: ${errorMessage(error)}`,
       )],
     };
   }

@@ -16,6 +16,7 @@ import { checkYaml, type Spec } from "./_yaml_schema.ts";
 import type { ChannelDecl } from "./channels_yaml.ts";
 import type { PackageFiles } from "./files.ts";
 import { CODEC_MANIFEST, type CodecFolder } from "./layout.ts";
+import { errorMessage } from "../core/errors.ts";
 
 /** A codec folder of the package and what became of it. */
 export interface PackageCodec {
@@ -114,9 +115,7 @@ async function buildOne(
     // A kind must report, not throw; the package is refused either way.
     diagnostics.push(diagnostic(
       "SUTRA.RUNTIME.UNEXPECTED",
-      `schema kind '${kind.name}' failed on ${folder.folder}/: ${
-        error instanceof Error ? error.message : String(error)
-      }`,
+      `schema kind '${kind.name}' failed on ${folder.folder}/: ${errorMessage(error)}`,
       { source: { uri: folder.folder } },
     ));
     return { codec: { folder: folder.folder, urn, kind: kind.name }, diagnostics };

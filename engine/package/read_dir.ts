@@ -13,6 +13,7 @@ import {
   type PackageLimits,
   unsafePathReason,
 } from "./files.ts";
+import { errorMessage } from "../core/errors.ts";
 
 /** Options for {@link readPackageDir}. */
 export interface ReadPackageDirOptions {
@@ -40,7 +41,7 @@ export async function readPackageDir(
       return { diagnostics: [unreadable(dir, "it is not a directory")] };
     }
   } catch (error) {
-    return { diagnostics: [unreadable(dir, reasonOf(error))] };
+    return { diagnostics: [unreadable(dir, errorMessage(error))] };
   }
   const paths: string[] = [];
   await walk(dir, "", paths, diagnostics);
@@ -63,7 +64,7 @@ export async function readPackageDir(
     try {
       size = (await Deno.lstat(full)).size;
     } catch (error) {
-      diagnostics.push(unreadable(path, reasonOf(error)));
+      diagnostics.push(unreadable(path, errorMessage(error)));
       continue;
     }
     if (size > limits.maxFileBytes) {
@@ -87,7 +88,7 @@ export async function readPackageDir(
     try {
       files.set(path, await Deno.readFile(full));
     } catch (error) {
-      diagnostics.push(unreadable(path, reasonOf(error)));
+      diagnostics.push(unreadable(path, errorMessage(error)));
     }
   }
   return diagnostics.length > 0 ? { diagnostics } : { files, diagnostics };
@@ -103,7 +104,7 @@ async function walk(
   try {
     for await (const e of Deno.readDir(rel ? `${root}/${rel}` : root)) entries.push(e);
   } catch (error) {
-    diagnostics.push(unreadable(rel || root, reasonOf(error)));
+    diagnostics.push(unreadable(rel || root, errorMessage(error)));
     return;
   }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -126,10 +127,6 @@ async function walk(
       diagnostics.push(entryInvalid(path, `${path} is not a regular file`));
     }
   }
-}
-
-function reasonOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function unreadable(uri: string, reason: string): Diagnostic {

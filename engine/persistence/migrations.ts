@@ -13,6 +13,7 @@
 import { type Diagnostic, diagnostic, DiagnosticError } from "../core/diagnostic.ts";
 import type { Logger } from "../core/log.ts";
 import { type Database, type Queryable, SqlError, type Transaction } from "./database.ts";
+import { errorMessage } from "../core/errors.ts";
 
 /** One schema change. Versions are positive integers, applied in ascending order. */
 export interface Migration {
@@ -251,7 +252,7 @@ async function apply(tx: Transaction, pending: ShippedMigration): Promise<void> 
   try {
     await tx.exec(migration.sql);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     const attributes: Record<string, string | number> = {
       version: migration.version,
       name: migration.name,

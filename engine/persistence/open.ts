@@ -12,6 +12,7 @@ import type { Database } from "./database.ts";
 import { type DirectoryLock, LOCK_FILE, lockDirectory } from "./_directory_lock.ts";
 import { openPglite } from "./pglite_driver.ts";
 import { openPostgres } from "./postgres_driver.ts";
+import { errorMessage } from "../core/errors.ts";
 
 /** Where the embedded database lives when no URL is configured. */
 export const DEFAULT_EMBEDDED_DIR = "./.sutra/engine-db";
@@ -222,6 +223,6 @@ function unreachable(message: string, target: string): DiagnosticError {
 }
 
 function messageOf(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
+  const text = errorMessage(error);
   return text.replace(/\s*\n\s*/g, " ").trim() || (error as Error)?.name || "unknown error";
 }

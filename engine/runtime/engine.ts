@@ -64,6 +64,7 @@ import {
   SHARD_QUEUE_CAPACITY,
   SHUTDOWN_GRACE,
 } from "./settings.ts";
+import { errorMessage } from "../core/errors.ts";
 
 /** Options for {@link startEngine}. */
 export interface EngineOptions {
@@ -291,7 +292,7 @@ function listen(router: Router, config: Config, logger: Logger): Deno.HttpServer
     throw new DiagnosticError(
       diagnostic(
         "SUTRA.HTTP.LISTEN_FAILED",
-        `cannot listen on ${hostname}:${port}: ${error instanceof Error ? error.message : error}`,
+        `cannot listen on ${hostname}:${port}: ${errorMessage(error)}`,
         { attributes: { port, host: hostname } },
       ),
     );

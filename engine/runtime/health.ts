@@ -6,6 +6,7 @@
  * @module
  */
 import { jsonResponse, type Router } from "./http_router.ts";
+import { errorMessage } from "../core/errors.ts";
 
 /** The outcome of one readiness check. */
 export interface CheckResult {
@@ -30,7 +31,7 @@ export function addHealthRoutes(router: Router, checks: readonly ReadinessCheck[
         return {
           name: c.name,
           status: "DOWN" as const,
-          data: { error: error instanceof Error ? error.message : String(error) },
+          data: { error: errorMessage(error) },
         };
       }
     }));

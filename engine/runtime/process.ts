@@ -18,6 +18,7 @@ import {
 } from "../core/mod.ts";
 import { type RunningEngine, startEngine } from "./engine.ts";
 import { LOG_FILTER, SERVICE_NAME } from "./settings.ts";
+import { errorMessage } from "../core/errors.ts";
 
 /** Options for {@link runEngineProcess}. */
 export interface EngineProcessOptions {
@@ -66,7 +67,7 @@ function bootFailed(error: unknown, logger: Logger): number {
     : [{
       code: "SUTRA.ENGINE.BOOT_FAILED",
       severity: "ERROR",
-      message: error instanceof Error ? error.message : String(error),
+      message: errorMessage(error),
     }];
   for (const d of diagnostics) {
     logger.error(d.message, { code: d.code, ...d.attributes });

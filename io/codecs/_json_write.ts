@@ -8,6 +8,7 @@
 import { Decimal } from "decimal.js";
 import { type Issue, issue } from "../../engine/core/codec.ts";
 import { pointer } from "./_text.ts";
+import { errorMessage } from "../../engine/core/errors.ts";
 
 /** JSON text, or the issue naming the value that has no JSON form. */
 export type JsonWrite =
@@ -26,7 +27,7 @@ export function writeJson(value: unknown): JsonWrite {
   } catch (e) {
     const what = e instanceof Unwritable
       ? `${e.what} has no JSON form`
-      : `the value cannot be written (${e instanceof Error ? e.message : String(e)})`;
+      : `the value cannot be written (${errorMessage(e)})`;
     const path = e instanceof Unwritable ? pointer(e.path) : "";
     return { issue: issue("SUTRA.ENCODE.UNWRITABLE", what, { path }) };
   }

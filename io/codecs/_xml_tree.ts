@@ -8,6 +8,7 @@
  */
 import { SaxesParser, type SaxesTagNS } from "saxes";
 import { type Issue, issue } from "../../engine/core/codec.ts";
+import { errorMessage } from "../../engine/core/errors.ts";
 
 /** The XML Schema instance namespace (`xsi:nil`, `xsi:type`, …). */
 export const XSI = "http://www.w3.org/2001/XMLSchema-instance";
@@ -134,7 +135,7 @@ export function parseXmlTree(text: string, options: XmlTreeOptions = {}): XmlTre
   } catch (e) {
     if (e instanceof Stop) return { issue: e.issue };
     return {
-      issue: issue("SUTRA.PARSE.XML.MALFORMED", e instanceof Error ? e.message : String(e)),
+      issue: issue("SUTRA.PARSE.XML.MALFORMED", errorMessage(e)),
     };
   }
   if (root === undefined) {

@@ -14,6 +14,7 @@
 import { parentPort } from "node:worker_threads";
 import xmllint from "xmllint-wasm/xmllint-node.js";
 import type { XmllintReply, XmllintRequest } from "./_xmllint.ts";
+import { errorMessage } from "../../engine/core/errors.ts";
 
 /** The Emscripten module factory xmllint-wasm builds; its options are Emscripten's. */
 type Factory = (options: Record<string, unknown>) => Promise<unknown>;
@@ -72,5 +73,5 @@ try {
   });
   reply({ ready: true });
 } catch (e) {
-  reply({ failed: e instanceof Error ? e.message : String(e) });
+  reply({ failed: errorMessage(e) });
 }

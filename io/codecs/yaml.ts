@@ -24,6 +24,7 @@ import {
   unsupportedMediaType,
   utf8,
 } from "./_text.ts";
+import { errorMessage } from "../../engine/core/errors.ts";
 
 /** Content types the YAML format is recognised by. */
 export const YAML_TYPES: readonly string[] = [
@@ -56,7 +57,7 @@ export function readYaml(text: string): YamlRead {
       logLevel: "error",
     });
   } catch (e) {
-    return { errors: [malformed(e instanceof Error ? e.message : String(e), {})] };
+    return { errors: [malformed(errorMessage(e), {})] };
   }
   if (document.errors.length > 0) {
     return { errors: document.errors.map((e) => malformed(e.message, at(e.pos[0]))) };
@@ -79,7 +80,7 @@ export function readYaml(text: string): YamlRead {
   try {
     return { value: document.toJS({ maxAliasCount: 100 }), warnings };
   } catch (e) {
-    return { errors: [malformed(e instanceof Error ? e.message : String(e), {})] };
+    return { errors: [malformed(errorMessage(e), {})] };
   }
 }
 
@@ -109,7 +110,7 @@ export const yamlCodec: Codec = {
     try {
       text = stringify(value);
     } catch (e) {
-      const reason = e instanceof Error ? e.message : String(e);
+      const reason = errorMessage(e);
       return Promise.resolve({
         ok: false,
         issues: [

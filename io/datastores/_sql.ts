@@ -14,6 +14,7 @@ import {
   type WriteOptions,
 } from "../../engine/core/datastore.ts";
 import { diagnostic, DiagnosticError } from "../../engine/core/diagnostic.ts";
+import { errorMessage } from "../../engine/core/errors.ts";
 
 /** Rows and affected-row count of one statement. */
 export interface SqlResult {
@@ -327,5 +328,5 @@ function missingFolder(store: string, folder: string, reason: string): Diagnosti
 
 /** The text of an error, whatever was thrown. */
 export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }

@@ -17,6 +17,7 @@ import type { FlowNode, ModelElement } from "../model.ts";
 import { isEvent } from "../model.ts";
 import type { QSettings } from "../q_model.ts";
 import type { RuleContext } from "./context.ts";
+import { errorMessage } from "../../core/errors.ts";
 
 type QKey = keyof QSettings;
 
@@ -253,7 +254,7 @@ function checkNodeIntake(ctx: RuleContext, node: FlowNode): void {
         ctx.report(
           "SUTRA.CONFIG.BPMN.SOURCE_PATTERN_INVALID",
           `messageTypePattern '${source.messageTypePattern}' on '${node.id}' is not a valid regular expression: ${
-            error instanceof Error ? error.message : String(error)
+            errorMessage(error)
           }`,
           source,
           { attributes: { node: node.id, pattern: source.messageTypePattern } },

@@ -14,6 +14,7 @@ import type { DecisionOutcome } from "../ports.ts";
 import type { Token } from "../state.ts";
 import { visible } from "../variables.ts";
 import { ExecutorCode } from "../_failure.ts";
+import { errorMessage } from "../../core/errors.ts";
 
 /** Business-rule tasks. */
 export const businessRuleTask: Behavior = {
@@ -49,12 +50,12 @@ export const businessRuleTask: Behavior = {
           x,
           token,
           ExecutorCode.TASK_FAILED,
-          e instanceof Error ? e.message : String(e),
+          errorMessage(e),
         );
       }
       return outcome instanceof Promise
         ? outcome.then((o) => done(x, token, o), (e) => {
-          failed(x, token, ExecutorCode.TASK_FAILED, e instanceof Error ? e.message : String(e));
+          failed(x, token, ExecutorCode.TASK_FAILED, errorMessage(e));
         })
         : done(x, token, outcome);
     };

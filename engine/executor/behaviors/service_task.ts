@@ -28,6 +28,7 @@ import type { Token } from "../state.ts";
 import { visible } from "../variables.ts";
 import { ExecutorCode } from "../_failure.ts";
 import { assignInputs } from "./task.ts";
+import { errorMessage } from "../../core/errors.ts";
 
 /** Service tasks of every implementation. */
 export const serviceTask: Behavior = {
@@ -98,13 +99,13 @@ function runRegistered(x: Execution, token: Token, name: string): void | Promise
         variables: visible(x.state, x.scope(token.scope), values),
       });
     } catch (e) {
-      x.failAttempt(token, ExecutorCode.TASK_FAILED, reason(e));
+      x.failAttempt(token, ExecutorCode.TASK_FAILED, errorMessage(e));
       return;
     }
     if (outcome instanceof Promise) {
       return outcome.then(
         (o) => settle(x, token, o),
-        (e) => x.failAttempt(token, ExecutorCode.TASK_FAILED, reason(e)),
+        (e) => x.failAttempt(token, ExecutorCode.TASK_FAILED, errorMessage(e)),
       );
     }
     settle(x, token, outcome);
@@ -195,18 +196,18 @@ function render(x: Execution, token: Token, template: string): void | Promise<vo
         variables: visible(x.state, x.scope(token.scope), values),
       });
     } catch (e) {
-      x.fail(token, ExecutorCode.TASK_FAILED, `rendering '${template}' failed: ${reason(e)}`);
+      x.fail(token, ExecutorCode.TASK_FAILED, `rendering '${template}' failed: ${errorMessage(e)}`);
     }
     const done = (r: Rendered) => x.complete(token, r.body, { rendered: r });
     return rendered instanceof Promise
       ? rendered.then(done, (e) => {
-        x.fail(token, ExecutorCode.TASK_FAILED, `rendering '${template}' failed: ${reason(e)}`);
+        x.fail(
+          token,
+          ExecutorCode.TASK_FAILED,
+          `rendering '${template}' failed: ${errorMessage(e)}`,
+        );
       })
       : done(rendered);
   };
   return inputs instanceof Promise ? inputs.then(go) : go(inputs);
-}
-
-function reason(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
 }

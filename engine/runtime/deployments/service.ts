@@ -41,6 +41,7 @@ import {
 import { addDeploymentRoutes } from "./routes.ts";
 import { MAX_ARCHIVE_BYTES, PENDING_TAKEOVER, SWEEP_INTERVAL } from "./settings.ts";
 import * as store from "./store.ts";
+import { errorMessage } from "../../core/errors.ts";
 
 /** NOTIFY channel on which replicas announce deployment changes. */
 export const DEPLOYMENTS_CHANNEL = "sutra_deployments";
@@ -179,7 +180,7 @@ export function createDeploymentService(options: DeploymentServiceOptions): Depl
     refreshing = next.catch((error) =>
       logger.error("reloading the deployment set failed", {
         code: "SUTRA.RUNTIME.UNEXPECTED",
-        error: error instanceof Error ? error.message : String(error),
+        error: errorMessage(error),
       })
     );
     return next;
@@ -394,7 +395,7 @@ export function createDeploymentService(options: DeploymentServiceOptions): Depl
       });
       return;
     }
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = errorMessage(error);
     logger.error(`async deployment ${archive.deploymentId} failed`, {
       code: "SUTRA.RUNTIME.UNEXPECTED",
       deploymentId: archive.deploymentId,
@@ -464,7 +465,7 @@ export function createDeploymentService(options: DeploymentServiceOptions): Depl
         sweeping ??= retireSweep().then(refresh).then(resumePending).then(() => {}).catch((error) =>
           logger.error("the deployment sweep failed", {
             code: "SUTRA.RUNTIME.UNEXPECTED",
-            error: error instanceof Error ? error.message : String(error),
+            error: errorMessage(error),
           })
         ).finally(() => sweeping = undefined);
       }, sweepMs);

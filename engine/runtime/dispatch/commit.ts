@@ -34,6 +34,7 @@ import { outboxRows, replyOf } from "./encode.ts";
 import { groupCommitOf } from "./group_commit.ts";
 import { type Capture, markCaptured } from "./inbox.ts";
 import { type DedupKey, DuplicateDeliveryError, recordDelivery } from "./dedup.ts";
+import { errorMessage } from "../../core/errors.ts";
 
 /** The instance a step ran on. */
 export interface CommitTarget {
@@ -201,5 +202,5 @@ async function commitStores(t: CommitTarget): Promise<Diagnostic | undefined> {
 
 function reasonOf(error: unknown): string {
   if (error instanceof DiagnosticError) return error.diagnostics.map((d) => d.message).join("; ");
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }

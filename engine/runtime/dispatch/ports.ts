@@ -28,6 +28,7 @@ import {
 import type { DecisionOutcome, DecisionRequest, Ports } from "../../executor/mod.ts";
 import { COVERAGE_STORE, type DataStoreDecl, type LoadedPackage } from "../../package/mod.ts";
 import type { ActiveDeployment, DeploymentRegistry } from "../deployments/registry.ts";
+import { errorMessage } from "../../core/errors.ts";
 
 const cache = new WeakMap<ActiveDeployment, Ports>();
 
@@ -131,7 +132,7 @@ export class DeploymentStores {
       this.#open.delete(deployment.deploymentId);
       this.#o.logger.error("opening the deployment's data stores failed", {
         deploymentId: deployment.deploymentId,
-        error: error instanceof Error ? error.message : String(error),
+        error: errorMessage(error),
       });
     });
     return opening;
@@ -160,7 +161,7 @@ export class DeploymentStores {
       // A store that never opened has nothing to close; a failed close is only worth a line.
       this.#o.logger.warn("closing a deployment's data stores failed", {
         deploymentId,
-        error: error instanceof Error ? error.message : String(error),
+        error: errorMessage(error),
       });
     }
   }

@@ -33,6 +33,7 @@ import {
 import type { Database } from "../../persistence/mod.ts";
 import { PollLoop } from "../poll_loop.ts";
 import type { PoisonedDelivery } from "../timers/mod.ts";
+import { errorMessage } from "../../core/errors.ts";
 
 /** Options for {@link OutboxWorker}. */
 export interface OutboxWorkerOptions {
@@ -73,10 +74,6 @@ export function backoffMs(attempts: number): number {
 
 // Thrown inside a park's transaction to roll it back when the claim was lost.
 class ClaimLostError extends Error {}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** The headers without the reserved park headers, whoever put them there. */
 function withoutReserved(headers: Readonly<Record<string, string>>): Record<string, string> {
@@ -149,7 +146,7 @@ export class OutboxWorker {
     try {
       result = await sink.send(messageOf(row, withoutReserved(row.headers)));
     } catch (error) {
-      result = { outcome: "retry", error: errorText(error) };
+      result = { outcome: "retry", error: errorMessage(error) };
     }
     await this.#record(row, result);
   }
@@ -177,7 +174,7 @@ export class OutboxWorker {
       });
     } catch (error) {
       if (error instanceof ClaimLostError) return undefined;
-      return { outcome: "retry", error: errorText(error) };
+      return { outcome: "retry", error: errorMessage(error) };
     }
   }
 

@@ -5,6 +5,7 @@
  * @module
  */
 import type { OutboundMessage, Sink, SinkResult } from "../../../engine/core/transport.ts";
+import { errorMessage } from "../../../engine/core/errors.ts";
 
 // Answers a retry could change: timeouts, rate limits and server errors.
 const TRANSIENT = new Set([408, 425, 429]);
@@ -35,7 +36,7 @@ export function httpSink(scheme: string): Sink {
           ? { outcome: "retry", error }
           : { outcome: "poison", error };
       } catch (error) {
-        return { outcome: "retry", error: error instanceof Error ? error.message : String(error) };
+        return { outcome: "retry", error: errorMessage(error) };
       }
     },
   };
