@@ -236,6 +236,17 @@ eachDatabase("boot loads the active and draining set from the database", async (
   }
 });
 
+/** Waits (bounded) until `check` holds. */
+async function eventually(check: () => boolean | Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 500 && !(await check()); i++) await new Promise((r) => setTimeout(r, 10));
+}
+
+/** Waits (bounded) until `service` reports `phase` for `id`. */
+async function settles(service: DeploymentService, id: string, phase: string): Promise<void> {
+  await eventually(async () => (await service.status(id))?.phase === phase);
+  assert.equal((await service.status(id))?.phase, phase);
+}
+
 eachDatabase(
   "async deploy answers Pending and settles to Active",
   (db) =>
@@ -244,10 +255,7 @@ eachDatabase(
       const pending = await service.deploy(a.bytes, { async: true });
       assert.equal(pending.phase, "Pending");
       assert.equal((await service.status(a.deploymentId))?.phase, "Pending");
-      for (let i = 0; i < 200 && (await service.status(a.deploymentId))?.phase === "Pending"; i++) {
-        await new Promise((r) => setTimeout(r, 10));
-      }
-      assert.equal((await service.status(a.deploymentId))?.phase, "Active");
+      await settles(service, a.deploymentId, "Active");
       assert.equal((await service.deploy(a.bytes, { async: true })).phase, "Active");
     }),
 );
@@ -258,38 +266,12 @@ eachDatabase(
     withService(db, async (service) => {
       const bad = await sealLintFailure();
       assert.equal((await service.deploy(bad.bytes, { async: true })).phase, "Pending");
-      for (
-        let i = 0;
-        i < 200 && (await service.status(bad.deploymentId))?.phase === "Pending";
-        i++
-      ) {
-        await new Promise((r) => setTimeout(r, 10));
-      }
+      await settles(service, bad.deploymentId, "Failed");
       const status = await service.status(bad.deploymentId);
       assert.equal(status?.phase, "Failed");
       assert.equal(status?.failure?.code, "SUTRA.DEPLOY.LINT_FAILED");
     }),
 );
-
-/** Waits (bounded) until `service` reports `phase` for `id`. */
-async function settles(service: DeploymentService, id: string, phase: string): Promise<void> {
-  for (let i = 0; i < 300 && (await service.status(id))?.phase !== phase; i++) {
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  assert.equal((await service.status(id))?.phase, phase);
-}
-
-/** The row an activation that died on another replica leaves behind. */
-function pendingRow(archive: Awaited<ReturnType<typeof sealRevision>>) {
-  return {
-    tenant: archive.manifest.labels.tenant,
-    deploymentId: archive.deploymentId,
-    slot: archive.slot,
-    labels: archive.manifest.labels,
-    manifest: archive.manifest,
-    archive: archive.bytes,
-  };
-}
 
 eachDatabase("an async deploy is recorded before it is answered, for every replica", async (db) => {
   await migrateRuntime(db);
@@ -317,11 +299,14 @@ eachDatabase("a pending deploy whose replica died is taken over after the window
   const clock = new ManualClock("2026-01-01T00:00:00Z");
   const a = await sealRevision();
   assert.equal(
-    await store.markPending(db, pendingRow(a), "dead-replica", new Date(clock.now())),
+    await store.markPending(db, store.newDeployment(a), "dead-replica", new Date(clock.now())),
     true,
   );
   // A second mark (a retried async call) starts nothing new.
-  assert.equal(await store.markPending(db, pendingRow(a), "other", new Date(clock.now())), false);
+  assert.equal(
+    await store.markPending(db, store.newDeployment(a), "other", new Date(clock.now())),
+    false,
+  );
   clock.advance(10_000);
   const survivor = await serviceOn(db, { clock });
   try {
@@ -336,6 +321,8 @@ eachDatabase("a pending deploy whose replica died is taken over after the window
     assert.equal(await survivor.resumePending(), 1);
     assert.equal(await survivor.resumePending(), 0, "a taken-over activation is stamped anew");
     await settles(survivor, a.deploymentId, "Active");
+    // The registry follows the flip once the activation has announced it.
+    await eventually(() => survivor.registry.get(a.deploymentId) !== undefined);
     assert.equal(survivor.registry.get(a.deploymentId)?.status, "active");
   } finally {
     await survivor.close();
@@ -346,7 +333,7 @@ eachDatabase("a replica booting after the window finishes a stale pending deploy
   await migrateRuntime(db);
   const clock = new ManualClock("2026-01-01T00:00:00Z");
   const bad = await sealLintFailure();
-  await store.markPending(db, pendingRow(bad), "dead-replica", new Date(clock.now()));
+  await store.markPending(db, store.newDeployment(bad), "dead-replica", new Date(clock.now()));
   clock.advance(61_000);
   const restarted = await serviceOn(db, { clock });
   try {
@@ -369,7 +356,12 @@ eachDatabase(
       await service.deploy(a.bytes);
       await service.deploy(b.bytes);
       assert.equal(service.registry.get(a.deploymentId)?.status, "draining");
-      await store.markPending(db, pendingRow(a), "dead-replica", new Date("2026-01-01T00:00:00Z"));
+      await store.markPending(
+        db,
+        store.newDeployment(a),
+        "dead-replica",
+        new Date("2026-01-01T00:00:00Z"),
+      );
       assert.equal((await service.status(a.deploymentId))?.phase, "Pending");
       // A replica loading the set now still serves it to its pinned instances.
       const booted = await serviceOn(db);

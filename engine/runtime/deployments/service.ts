@@ -253,7 +253,7 @@ export function createDeploymentService(options: DeploymentServiceOptions): Depl
     if (!result.ok) {
       if (result.stage === "archive") throw new DeploymentError(400, result.diagnostics);
       checkTenant(result.archive);
-      await store.recordFailure(db, newRow(result.archive), {
+      await store.recordFailure(db, store.newDeployment(result.archive), {
         code: "SUTRA.DEPLOY.LINT_FAILED",
         detail: result.diagnostics.slice(1).filter((d) => d.severity === "ERROR")
           .map(formatDiagnostic).join("\n"),
@@ -308,7 +308,7 @@ export function createDeploymentService(options: DeploymentServiceOptions): Depl
   }
 
   function flip(archive: SealedArchive): Promise<{ unchanged: boolean; drained: string[] }> {
-    const row = newRow(archive);
+    const row = store.newDeployment(archive);
     return db.transaction(async (tx) => {
       const at = now();
       const existing = await store.findById(tx, row.tenant, row.deploymentId, true);
@@ -341,7 +341,7 @@ export function createDeploymentService(options: DeploymentServiceOptions): Depl
         diagnostics: [],
       };
     }
-    if (await store.markPending(db, newRow(archive), replicaId, now())) {
+    if (await store.markPending(db, store.newDeployment(archive), replicaId, now())) {
       inBackground(bytes, archive);
     }
     return {
@@ -401,7 +401,7 @@ export function createDeploymentService(options: DeploymentServiceOptions): Depl
       deploymentId: archive.deploymentId,
       error: detail,
     });
-    await store.recordFailure(db, newRow(archive), {
+    await store.recordFailure(db, store.newDeployment(archive), {
       code: "SUTRA.RUNTIME.UNEXPECTED",
       detail,
     }, now()).catch(() => {});
@@ -504,17 +504,6 @@ export function createDeploymentService(options: DeploymentServiceOptions): Depl
       }),
   };
   return service;
-}
-
-function newRow(archive: SealedArchive): store.NewDeployment {
-  return {
-    tenant: archive.manifest.labels.tenant,
-    deploymentId: archive.deploymentId,
-    slot: archive.slot,
-    labels: archive.manifest.labels,
-    manifest: archive.manifest,
-    archive: archive.bytes,
-  };
 }
 
 function summary(archive: SealedArchive) {

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { SealedArchive } from "../../package/mod.ts";
 import type { Queryable } from "../../persistence/mod.ts";
 
 /** The stored states of a deployment. */
@@ -38,6 +39,18 @@ export interface NewDeployment {
   readonly labels: Readonly<Record<string, string>>;
   readonly manifest: unknown;
   readonly archive: Uint8Array;
+}
+
+/** The row a verified archive is stored as. */
+export function newDeployment(archive: SealedArchive): NewDeployment {
+  return {
+    tenant: archive.manifest.labels.tenant,
+    deploymentId: archive.deploymentId,
+    slot: archive.slot,
+    labels: archive.manifest.labels,
+    manifest: archive.manifest,
+    archive: archive.bytes,
+  };
 }
 
 interface RawRow {
