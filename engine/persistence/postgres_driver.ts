@@ -191,12 +191,39 @@ class PostgresDatabase implements Database {
     await execScript(this.#sql, sql);
   }
 
+  /**
+   * Runs `fn` on a connection of its own between BEGIN and COMMIT. BEGIN is
+   * not awaited on its own: it travels with the first statements, which
+   * saves a round trip per transaction. Any statement failure rolls the
+   * whole transaction back, even one `fn` caught and went past.
+   */
   async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
     this.#assertOpen();
+    let connection: postgres.ReservedSql;
     try {
-      return await this.#sql.begin((handle) => inScope(handle, fn)) as T;
+      connection = await this.#sql.reserve();
     } catch (error) {
       throw translate(error);
+    }
+    const scope = new PostgresTransaction(connection);
+    try {
+      const begun = connection.unsafe("begin").execute();
+      // A failed BEGIN fails the statements queued behind it as well; it is awaited below.
+      begun.catch(() => {});
+      try {
+        const result = await fn(scope);
+        await begun;
+        scope.assertUnspoiled();
+        await connection.unsafe("commit");
+        return result;
+      } catch (error) {
+        // Queued behind everything still in flight, so the connection goes back idle.
+        await connection.unsafe("rollback").catch(() => {});
+        throw translate(scope.rootCause(error));
+      }
+    } finally {
+      scope.close();
+      connection.release();
     }
   }
 
@@ -241,31 +268,20 @@ class PostgresDatabase implements Database {
 const IN_FAILED_TRANSACTION = "25P02";
 
 /**
- * Runs `fn` on a scope object that refuses use after the scope ended and
- * reports the statement that aborted the scope rather than the refusals of
- * the statements after it.
+ * A transaction (or savepoint) scope on a reserved connection: it refuses
+ * use once ended, remembers the first statement that failed in it, and
+ * reports that statement rather than the refusals of the ones after it.
  */
-async function inScope<T>(
-  handle: postgres.TransactionSql,
-  fn: (tx: Transaction) => Promise<T>,
-): Promise<T> {
-  const scope = new PostgresTransaction(handle);
-  try {
-    return await fn(scope);
-  } catch (error) {
-    throw scope.rootCause(error);
-  } finally {
-    scope.close();
-  }
-}
-
 class PostgresTransaction implements Transaction {
-  readonly #handle: postgres.TransactionSql;
+  readonly #handle: postgres.ReservedSql;
+  readonly #depth: number;
   #failure: SqlError | undefined;
   #closed = false;
+  #savepoints = 0;
 
-  constructor(handle: postgres.TransactionSql) {
+  constructor(handle: postgres.ReservedSql, depth = 0) {
     this.#handle = handle;
+    this.#depth = depth;
   }
 
   async query<T = Record<string, unknown>>(
@@ -291,11 +307,26 @@ class PostgresTransaction implements Transaction {
 
   async savepoint<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
     this.#assertOpen();
+    const name = `sutra_sp_${this.#depth}_${this.#savepoints++}`;
+    await this.exec(`savepoint ${name}`);
+    // Failures inside the savepoint are the inner scope's: rolled back to it, they spoil nothing here.
+    const inner = new PostgresTransaction(this.#handle, this.#depth + 1);
     try {
-      return await this.#handle.savepoint((handle) => inScope(handle, fn)) as T;
+      const result = await fn(inner);
+      inner.assertUnspoiled();
+      await this.exec(`release savepoint ${name}`);
+      return result;
     } catch (error) {
-      throw translate(error);
+      await this.exec(`rollback to savepoint ${name}`);
+      throw translate(inner.rootCause(error));
+    } finally {
+      inner.close();
     }
+  }
+
+  /** Throws the first statement failure of this scope, even one its caller caught. */
+  assertUnspoiled(): void {
+    if (this.#failure) throw this.#failure;
   }
 
   /** The first statement failure instead of a later "transaction is aborted" refusal. */
