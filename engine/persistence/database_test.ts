@@ -261,6 +261,108 @@ tier2Test("a closed server database refuses work and closes twice harmlessly", a
   });
 });
 
+/**
+ * Runs `fn` on a second handle to the test schema with a one-second connect
+ * timeout, so a connection the driver failed to reopen would surface (as an
+ * uncaught rejection, failing the test) within the test's own lifetime.
+ */
+async function withShortTimeout(fn: (db: Database, admin: Database) => Promise<void>) {
+  await withServerDatabase(async (admin, target) => {
+    const db = await openDatabase(target.url, { schema: target.schema, connectTimeoutSeconds: 1 });
+    try {
+      await fn(db, admin);
+      await sleep(1500);
+    } finally {
+      await db.close();
+    }
+  });
+}
+
+/**
+ * What every connection of a pool answers after a break: serial, parallel,
+ * in transactions — within ten seconds, since a broken pool hangs rather
+ * than fails.
+ */
+async function assertPoolUsable(db: Database): Promise<void> {
+  const work = (async () => {
+    for (let i = 0; i < 25; i++) await db.query("select 1");
+    await Promise.all(Array.from({ length: 25 }, () => db.query("select 1")));
+    for (let i = 0; i < 12; i++) {
+      await db.transaction(async (tx) => {
+        await tx.query("select 1");
+      });
+    }
+  })();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("the pool did not answer within 10 s")), 10_000);
+  });
+  try {
+    await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+tier2Test(
+  "a connection killed inside a transaction fails it and leaves the pool usable",
+  () =>
+    withShortTimeout(async (db, admin) => {
+      await db.exec("create table k (v int)");
+      await assert.rejects(db.transaction(async (tx) => {
+        await tx.query("insert into k values (1)");
+        const { rows } = await tx.query<{ pid: number }>("select pg_backend_pid() as pid");
+        // Killed from outside, as a server restart, a failover or a proxy would.
+        await admin.query("select pg_terminate_backend($1)", [rows[0].pid]);
+        await tx.query("insert into k values (2)");
+      }));
+      await assertPoolUsable(db);
+      const { rows } = await db.query<{ n: number }>("select count(*)::int as n from k");
+      assert.equal(rows[0].n, 0, "the killed transaction left nothing behind");
+    }),
+);
+
+tier2Test(
+  "a connection killed under a running statement fails it and leaves the pool usable",
+  () =>
+    withShortTimeout(async (db, admin) => {
+      const marker = `sutra-kill-${crypto.randomUUID()}`;
+      const slow = db.query(`select pg_sleep(5), '${marker}' as marker`);
+      slow.catch(() => {});
+      for (let killed = 0; killed === 0; await sleep(20)) {
+        const { rows } = await admin.query<{ n: number }>(
+          `select count(pg_terminate_backend(pid))::int as n from pg_stat_activity
+          where query like $1 and pid <> pg_backend_pid()`,
+          [`%'${marker}'%`],
+        );
+        killed = rows[0].n;
+      }
+      await assert.rejects(slow);
+      await assertPoolUsable(db);
+    }),
+);
+
+tier2Test(
+  "a LISTEN survives its pool being replaced after a broken connection",
+  () =>
+    withShortTimeout(async (db, admin) => {
+      const heard: string[] = [];
+      const unlisten = await db.listen("sutra_pool_test", (payload) => heard.push(payload));
+      await assert.rejects(db.transaction(async (tx) => {
+        const { rows } = await tx.query<{ pid: number }>("select pg_backend_pid() as pid");
+        await admin.query("select pg_terminate_backend($1)", [rows[0].pid]);
+        await tx.query("select 1");
+      }));
+      // The new pool re-subscribes in the background; keep notifying until it hears one.
+      for (let i = 0; i < 100 && !heard.includes("after"); i++) {
+        await admin.notify("sutra_pool_test", "after");
+        await sleep(20);
+      }
+      assert.ok(heard.includes("after"), "the listener heard a notification sent after the break");
+      await unlisten();
+    }),
+);
+
 tier2Test("FOR UPDATE on the server blocks a second transaction until the first ends", async () => {
   await withServerDatabase(async (db) => {
     await db.exec(

@@ -10,6 +10,7 @@
 import postgres from "postgres";
 import type { Logger } from "../core/log.ts";
 import { type Database, type QueryResult, SqlError, type Transaction } from "./database.ts";
+import { isConnectionLoss, ReplaceablePool } from "./_pg_pool.ts";
 import {
   assertSafeIntegers,
   checkChannel,
@@ -46,20 +47,22 @@ const QUERY_OPTIONS = { prepare: true, simple: false } as postgres.UnsafeQueryOp
  * failure the pool is closed and the underlying error thrown.
  */
 export async function openPostgres(options: PostgresOpenOptions): Promise<Database> {
-  const sql = postgres(options.url, {
-    max: options.maxConnections ?? 10,
-    connect_timeout: options.connectTimeoutSeconds,
-    onnotice: (notice) => options.log?.debug(`server notice: ${notice.message}`),
-    connection: sessionSettings(options.schema),
-    types: Object.fromEntries(
-      CONVERSIONS.map((c) => [`oid${c.oid}`, {
-        to: c.oid,
-        from: [c.oid],
-        parse: c.parse,
-        serialize: c.serialize,
-      }]),
-    ),
-  });
+  const open = () =>
+    postgres(options.url, {
+      max: options.maxConnections ?? 10,
+      connect_timeout: options.connectTimeoutSeconds,
+      onnotice: (notice) => options.log?.debug(`server notice: ${notice.message}`),
+      connection: sessionSettings(options.schema),
+      types: Object.fromEntries(
+        CONVERSIONS.map((c) => [`oid${c.oid}`, {
+          to: c.oid,
+          from: [c.oid],
+          parse: c.parse,
+          serialize: c.serialize,
+        }]),
+      ),
+    });
+  const sql = open();
   try {
     await withinSeconds(sql.unsafe("select 1").execute(), options.connectTimeoutSeconds);
     if (options.schema !== undefined) await createSchema(sql, options.schema);
@@ -67,7 +70,7 @@ export async function openPostgres(options: PostgresOpenOptions): Promise<Databa
     await sql.end({ timeout: 0 });
     throw translate(error);
   }
-  return new PostgresDatabase(sql, options);
+  return new PostgresDatabase(new ReplaceablePool(sql, open, options.log), options);
 }
 
 function sessionSettings(schema: string | undefined): Record<string, string> {
@@ -168,71 +171,84 @@ async function execScript(
 class PostgresDatabase implements Database {
   readonly driver = "postgres" as const;
   readonly description: string;
-  readonly #sql: Sql;
+  readonly #pool: ReplaceablePool;
   readonly #log: Logger | undefined;
   #closing: Promise<void> | undefined;
 
-  constructor(sql: Sql, options: PostgresOpenOptions) {
-    this.#sql = sql;
+  constructor(pool: ReplaceablePool, options: PostgresOpenOptions) {
+    this.#pool = pool;
     this.#log = options.log;
     this.description = options.description;
   }
 
-  async query<T = Record<string, unknown>>(
+  query<T = Record<string, unknown>>(
     sql: string,
     params: readonly unknown[] = [],
   ): Promise<QueryResult<T>> {
-    this.#assertOpen();
-    return await run<T>(this.#sql, sql, params);
+    return this.#onPool((pool) => run<T>(pool, sql, params));
   }
 
-  async exec(sql: string): Promise<void> {
+  exec(sql: string): Promise<void> {
+    return this.#onPool((pool) => execScript(pool, sql));
+  }
+
+  /** Runs one statement on the current pool, reporting a broken connection to it. */
+  async #onPool<T>(statement: (pool: Sql) => Promise<T>): Promise<T> {
     this.#assertOpen();
-    await execScript(this.#sql, sql);
+    const pool = this.#pool.current;
+    try {
+      return await statement(pool);
+    } catch (error) {
+      this.#pool.failed(pool, error);
+      throw error;
+    }
   }
 
   /**
    * Runs `fn` on a connection of its own between BEGIN and COMMIT. BEGIN is
    * not awaited on its own: it travels with the first statements, which
    * saves a round trip per transaction. Any statement failure rolls the
-   * whole transaction back, even one `fn` caught and went past.
+   * whole transaction back, even one `fn` caught and went past. If the
+   * server closes the connection meanwhile, the transaction fails at once
+   * with the driver's connection error and the connection is not reused.
    */
   async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
     this.#assertOpen();
-    let connection: postgres.ReservedSql;
+    const pool = this.#pool.current;
+    let lease: Lease;
     try {
-      connection = await this.#sql.reserve();
+      lease = new Lease(await pool.reserve(), (error) => this.#pool.failed(pool, error));
     } catch (error) {
+      this.#pool.failed(pool, error);
       throw translate(error);
     }
-    const scope = new PostgresTransaction(connection);
+    const scope = new PostgresTransaction(lease);
     try {
-      const begun = connection.unsafe("begin").execute();
+      const begun = lease.begin();
       // A failed BEGIN fails the statements queued behind it as well; it is awaited below.
       begun.catch(() => {});
       try {
-        const result = await fn(scope);
+        const result = await Promise.race([fn(scope), lease.closed]);
         await begun;
         scope.assertUnspoiled();
-        await connection.unsafe("commit");
+        await lease.unlessClosed((sql) => sql.unsafe("commit").execute());
         return result;
       } catch (error) {
         // Queued behind everything still in flight, so the connection goes back idle.
-        await connection.unsafe("rollback").catch(() => {});
+        await lease.unlessClosed((sql) => sql.unsafe("rollback").execute()).catch(() => {});
         throw translate(scope.rootCause(error));
       }
     } finally {
       scope.close();
-      connection.release();
+      lease.release();
     }
   }
 
   async listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>> {
     this.#assertOpen();
     checkChannel(channel);
-    let subscription: postgres.ListenMeta;
     try {
-      subscription = await this.#sql.listen(channel, (payload) => {
+      return await this.#pool.listen(channel, (payload) => {
         // A throw here would land in the driver's socket handler and drop the
         // listening connection.
         try {
@@ -244,9 +260,6 @@ class PostgresDatabase implements Database {
     } catch (error) {
       throw translate(error);
     }
-    return async () => {
-      if (!this.#closing) await subscription.unlisten();
-    };
   }
 
   async notify(channel: string, payload: string): Promise<void> {
@@ -255,7 +268,7 @@ class PostgresDatabase implements Database {
   }
 
   close(): Promise<void> {
-    this.#closing ??= this.#sql.end();
+    this.#closing ??= this.#pool.end();
     return this.#closing;
   }
 
@@ -268,19 +281,80 @@ class PostgresDatabase implements Database {
 const IN_FAILED_TRANSACTION = "25P02";
 
 /**
- * A transaction (or savepoint) scope on a reserved connection: it refuses
- * use once ended, remembers the first statement that failed in it, and
- * reports that statement rather than the refusals of the ones after it.
+ * A connection reserved for one transaction, watched for the server closing
+ * it. The driver does not fail a statement issued on a connection that has
+ * already closed (it never settles), and a closed connection handed back to
+ * the pool would be given to the next caller; so once closed, the lease
+ * refuses new statements, fails the ones waiting, and is never released.
+ */
+class Lease {
+  readonly sql: postgres.ReservedSql;
+  /** The driver's error, once the server closed the connection. */
+  lost: unknown;
+  /** Rejects with the close error when the server closes the connection. */
+  readonly closed: Promise<never>;
+  readonly #reportLoss: (error: unknown) => void;
+  #onClose!: (error: unknown) => void;
+
+  constructor(sql: postgres.ReservedSql, reportLoss: (error: unknown) => void) {
+    this.sql = sql;
+    this.#reportLoss = reportLoss;
+    this.closed = new Promise<never>((_, reject) => this.#onClose = reject);
+    this.closed.catch(() => {});
+  }
+
+  /** Records that the connection broke: nothing more is sent on it, and the pool hears of it. */
+  #lose(error: unknown): void {
+    if (this.lost !== undefined) return;
+    this.lost = error ?? new Error("the database connection closed");
+    this.#onClose(this.lost);
+    this.#reportLoss(this.lost);
+  }
+
+  /** Sends BEGIN and subscribes to the connection's close, as the driver's own `begin` does. */
+  begin(): Promise<unknown> {
+    const options = {
+      // Internal to the pinned driver (its own `begin` relies on it): called with the connection.
+      onexecute: (connection: { onclose?: (error: unknown) => void }) => {
+        connection.onclose = (error) => this.#lose(error);
+      },
+    };
+    return this.sql.unsafe("begin", [], options as postgres.UnsafeQueryOptions).execute();
+  }
+
+  /**
+   * Runs `statement` on the connection unless it has closed; settles with
+   * the close error if that comes first.
+   */
+  unlessClosed<T>(statement: (sql: postgres.ReservedSql) => Promise<T>): Promise<T> {
+    if (this.lost !== undefined) return Promise.reject(this.lost);
+    const sent = statement(this.sql).catch((error) => {
+      if (isConnectionLoss(error)) this.#lose(error);
+      throw error;
+    });
+    return Promise.race([sent, this.closed]);
+  }
+
+  /** Hands a live connection back to the pool; a closed one is the driver's to reopen. */
+  release(): void {
+    if (this.lost === undefined) this.sql.release();
+  }
+}
+
+/**
+ * A transaction (or savepoint) scope on a lease: it refuses use once ended,
+ * remembers the first statement that failed in it, and reports that
+ * statement rather than the refusals of the ones after it.
  */
 class PostgresTransaction implements Transaction {
-  readonly #handle: postgres.ReservedSql;
+  readonly #lease: Lease;
   readonly #depth: number;
   #failure: SqlError | undefined;
   #closed = false;
   #savepoints = 0;
 
-  constructor(handle: postgres.ReservedSql, depth = 0) {
-    this.#handle = handle;
+  constructor(lease: Lease, depth = 0) {
+    this.#lease = lease;
     this.#depth = depth;
   }
 
@@ -290,7 +364,7 @@ class PostgresTransaction implements Transaction {
   ): Promise<QueryResult<T>> {
     this.#assertOpen();
     try {
-      return await run<T>(this.#handle, sql, params);
+      return await this.#lease.unlessClosed((handle) => run<T>(handle, sql, params));
     } catch (error) {
       throw this.#note(error);
     }
@@ -299,7 +373,7 @@ class PostgresTransaction implements Transaction {
   async exec(sql: string): Promise<void> {
     this.#assertOpen();
     try {
-      await execScript(this.#handle, sql);
+      await this.#lease.unlessClosed((handle) => execScript(handle, sql));
     } catch (error) {
       throw this.#note(error);
     }
@@ -310,7 +384,7 @@ class PostgresTransaction implements Transaction {
     const name = `sutra_sp_${this.#depth}_${this.#savepoints++}`;
     await this.exec(`savepoint ${name}`);
     // Failures inside the savepoint are the inner scope's: rolled back to it, they spoil nothing here.
-    const inner = new PostgresTransaction(this.#handle, this.#depth + 1);
+    const inner = new PostgresTransaction(this.#lease, this.#depth + 1);
     try {
       const result = await fn(inner);
       inner.assertUnspoiled();
