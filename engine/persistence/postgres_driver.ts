@@ -315,8 +315,10 @@ class Lease {
   begin(): Promise<unknown> {
     const options = {
       // Internal to the pinned driver (its own `begin` relies on it): called with the connection.
-      onexecute: (connection: { onclose?: (error: unknown) => void }) => {
+      // Its answer says whether later statements may be pipelined behind this one: they must be.
+      onexecute: (connection: { onclose?: (error: unknown) => void }): boolean => {
         connection.onclose = (error) => this.#lose(error);
+        return true;
       },
     };
     return this.sql.unsafe("begin", [], options as postgres.UnsafeQueryOptions).execute();
