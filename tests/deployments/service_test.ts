@@ -329,13 +329,36 @@ eachDatabase("a pending deploy whose replica died is taken over after the window
   }
 });
 
-eachDatabase("a replica booting after the window finishes a stale pending deploy", async (db) => {
+/**
+ * Leaves `row` pending as a replica that died mid-activation would, then
+ * boots a replica after the takeover window; answers it and its clock.
+ */
+async function bootAfterDeadReplica(db: Database, row: store.NewDeployment) {
   await migrateRuntime(db);
   const clock = new ManualClock("2026-01-01T00:00:00Z");
-  const bad = await sealLintFailure();
-  await store.markPending(db, store.newDeployment(bad), "dead-replica", new Date(clock.now()));
+  await store.markPending(db, row, "dead-replica", new Date(clock.now()));
   clock.advance(61_000);
-  const restarted = await serviceOn(db, { clock });
+  return { service: await serviceOn(db, { clock }), clock };
+}
+
+eachDatabase("a pending deploy whose stored archive is unreadable fails once", async (db) => {
+  const a = await sealRevision();
+  const broken = { ...store.newDeployment(a), archive: new Uint8Array([1, 2, 3]) };
+  const { service: survivor, clock } = await bootAfterDeadReplica(db, broken);
+  try {
+    const status = await survivor.status(a.deploymentId);
+    assert.equal(status?.phase, "Failed");
+    assert.equal(status?.failure?.code, "SUTRA.DEPLOY.LOAD_FAILED");
+    clock.advance(61_000);
+    assert.equal(await survivor.resumePending(), 0, "it is not taken over again");
+  } finally {
+    await survivor.close();
+  }
+});
+
+eachDatabase("a replica booting after the window finishes a stale pending deploy", async (db) => {
+  const bad = await sealLintFailure();
+  const { service: restarted } = await bootAfterDeadReplica(db, store.newDeployment(bad));
   try {
     await settles(restarted, bad.deploymentId, "Failed");
     assert.equal(

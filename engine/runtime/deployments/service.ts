@@ -367,13 +367,19 @@ export function createDeploymentService(options: DeploymentServiceOptions): Depl
       at,
       staleBefore: new Date(at.getTime() - takeoverMs),
     });
-    for (const { deploymentId, archive: bytes } of stale) {
+    for (const { tenant, deploymentId, archive: bytes } of stale) {
       const read = await readArchive(bytes, { uri: `stored deployment ${deploymentId}`, limits });
       if (!read.archive) {
+        // Retrying cannot help: fail it once rather than take it over every window.
+        const detail = read.diagnostics.map(formatDiagnostic).join("\n");
         logger.error(`pending deployment ${deploymentId} has an unreadable stored archive`, {
           code: "SUTRA.DEPLOY.LOAD_FAILED",
           deploymentId,
-          diagnostics: read.diagnostics.map(formatDiagnostic),
+          diagnostics: detail,
+        });
+        await store.abandonPending(db, { tenant, deploymentId }, {
+          code: "SUTRA.DEPLOY.LOAD_FAILED",
+          detail,
         });
         continue;
       }

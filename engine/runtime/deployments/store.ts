@@ -292,14 +292,34 @@ export async function takeOverPending(
   q: Queryable,
   scope: string | undefined,
   options: { readonly by: string; readonly at: Date; readonly staleBefore: Date },
-): Promise<{ deploymentId: string; archive: Uint8Array }[]> {
-  const { rows } = await q.query<{ deployment_id: string; archive: Uint8Array }>(
+): Promise<{ tenant: string; deploymentId: string; archive: Uint8Array }[]> {
+  const { rows } = await q.query<{ tenant: string; deployment_id: string; archive: Uint8Array }>(
     `update deployments set pending_since = $3, pending_by = $2
       where ${IN_SCOPE} and pending_since < $4 and status <> 'active'
-      returning deployment_id, archive`,
+      returning tenant, deployment_id, archive`,
     [scope ?? null, options.by, options.at, options.staleBefore],
   );
-  return rows.map((r) => ({ deploymentId: r.deployment_id, archive: r.archive }));
+  return rows.map((r) => ({ tenant: r.tenant, deploymentId: r.deployment_id, archive: r.archive }));
+}
+
+/**
+ * Ends a pending activation that cannot run at all: a new revision becomes
+ * `failed` with the reason, an existing one keeps its status.
+ */
+export async function abandonPending(
+  q: Queryable,
+  key: { readonly tenant: string; readonly deploymentId: string },
+  failure: { readonly code: string; readonly detail: string },
+): Promise<void> {
+  await q.query(
+    `update deployments
+        set status = case when status = 'pending' then 'failed' else status end,
+            failure_code = case when status = 'pending' then $3 else failure_code end,
+            failure_detail = case when status = 'pending' then $4 else failure_detail end,
+            pending_since = null, pending_by = null
+      where tenant = $1 and deployment_id = $2`,
+    [key.tenant, key.deploymentId, failure.code, failure.detail],
+  );
 }
 
 /**
