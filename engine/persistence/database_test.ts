@@ -5,6 +5,7 @@ import {
   withMemoryDatabase,
   withServerDatabase,
 } from "../../tests/support/test_database.ts";
+import { createLogger } from "../core/log.ts";
 import { type Database, openDatabase, SqlError, type Transaction } from "./mod.ts";
 
 /** Resolves once `check` is true, polling; fails after `ms`. */
@@ -339,6 +340,32 @@ tier2Test(
       }
       await assert.rejects(slow);
       await assertPoolUsable(db);
+    }),
+);
+
+tier2Test(
+  "a connection that closes after its transaction ended replaces nothing",
+  () =>
+    withServerDatabase(async (admin, target) => {
+      const lines: string[] = [];
+      const db = await openDatabase(target.url, {
+        schema: target.schema,
+        maxConnections: 1,
+        log: createLogger("test", { filter: "warn", write: (line) => lines.push(line) }),
+      });
+      try {
+        const pid = await db.transaction(async (tx) => {
+          const { rows } = await tx.query<{ pid: number }>("select pg_backend_pid() as pid");
+          return rows[0].pid;
+        });
+        // The idle connection is closed from outside: the driver simply reconnects.
+        await admin.query("select pg_terminate_backend($1)", [pid]);
+        await sleep(100);
+        await assertPoolUsable(db);
+        assert.deepEqual(lines.filter((l) => l.includes("SUTRA.DB.CONNECTION_LOST")), []);
+      } finally {
+        await db.close();
+      }
     }),
 );
 

@@ -280,6 +280,11 @@ class PostgresDatabase implements Database {
 // SQLSTATE of a statement refused because an earlier one aborted the transaction.
 const IN_FAILED_TRANSACTION = "25P02";
 
+/** The part of the driver's internal connection object a lease touches. */
+interface DriverConnection {
+  onclose?: (error: unknown) => void;
+}
+
 /**
  * A connection reserved for one transaction, watched for the server closing
  * it. The driver does not fail a statement issued on a connection that has
@@ -295,6 +300,10 @@ class Lease {
   readonly closed: Promise<never>;
   readonly #reportLoss: (error: unknown) => void;
   #onClose!: (error: unknown) => void;
+  /** The driver's connection object, once BEGIN ran on it. */
+  #connection: DriverConnection | undefined;
+  #released = false;
+  readonly #closeHook = (error: unknown) => this.#lose(error);
 
   constructor(sql: postgres.ReservedSql, reportLoss: (error: unknown) => void) {
     this.sql = sql;
@@ -305,7 +314,7 @@ class Lease {
 
   /** Records that the connection broke: nothing more is sent on it, and the pool hears of it. */
   #lose(error: unknown): void {
-    if (this.lost !== undefined) return;
+    if (this.lost !== undefined || this.#released) return;
     this.lost = error ?? new Error("the database connection closed");
     this.#onClose(this.lost);
     this.#reportLoss(this.lost);
@@ -316,8 +325,9 @@ class Lease {
     const options = {
       // Internal to the pinned driver (its own `begin` relies on it): called with the connection.
       // Its answer says whether later statements may be pipelined behind this one: they must be.
-      onexecute: (connection: { onclose?: (error: unknown) => void }): boolean => {
-        connection.onclose = (error) => this.#lose(error);
+      onexecute: (connection: DriverConnection): boolean => {
+        this.#connection = connection;
+        connection.onclose = this.#closeHook;
         return true;
       },
     };
@@ -339,6 +349,9 @@ class Lease {
 
   /** Hands a live connection back to the pool; a closed one is the driver's to reopen. */
   release(): void {
+    this.#released = true;
+    // Its later closes (idle, lifetime, another user's break) are no longer this lease's.
+    if (this.#connection?.onclose === this.#closeHook) this.#connection.onclose = undefined;
     if (this.lost === undefined) this.sql.release();
   }
 }
