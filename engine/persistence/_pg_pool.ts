@@ -33,10 +33,9 @@ const BROKEN_CONNECTION = new Set([
 ]);
 const SESSION_ENDED = new Set(["57P01", "57P02", "57P05"]);
 
-/** Whether `error` says the statement's connection broke (rather than that the statement failed). */
+/** Whether `error` (a server error already translated to {@link SqlError}) says the statement's connection broke. */
 export function isConnectionLoss(error: unknown): boolean {
   if (error instanceof SqlError) return SESSION_ENDED.has(error.code);
-  if (error instanceof postgres.PostgresError) return SESSION_ENDED.has(error.code);
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" && BROKEN_CONNECTION.has(code);
 }

@@ -231,11 +231,11 @@ class PostgresDatabase implements Database {
         const result = await Promise.race([fn(scope), lease.closed]);
         await begun;
         scope.assertUnspoiled();
-        await lease.unlessClosed((sql) => sql.unsafe("commit").execute());
+        await lease.unlessClosed((sql) => execScript(sql, "commit"));
         return result;
       } catch (error) {
         // Queued behind everything still in flight, so the connection goes back idle.
-        await lease.unlessClosed((sql) => sql.unsafe("rollback").execute()).catch(() => {});
+        await lease.unlessClosed((sql) => execScript(sql, "rollback")).catch(() => {});
         throw translate(scope.rootCause(error));
       }
     } finally {

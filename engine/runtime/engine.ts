@@ -105,6 +105,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     const applied = await migrate(database, ENGINE_MIGRATIONS);
     const head = ENGINE_MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
     const replicaId = options.replicaId ?? newId();
+    const auditJournal = config.require(AUDIT_SQL);
 
     const router = new Router(logger.child("http"));
     const admin = await createAdminGate({ config, logger: logger.child("admin"), env });
@@ -142,7 +143,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       lanes,
       replicaId,
       capBytes: config.require(PAYLOAD_CAP_BYTES),
-      auditJournal: config.require(AUDIT_SQL),
+      auditJournal,
     });
     // Requests still queued on a lane finish before the database closes.
     stoppers.push(() => lanes.idle());
@@ -162,14 +163,14 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       db: database,
       registry: deployments.registry,
       admin,
-      auditJournal: config.require(AUDIT_SQL),
+      auditJournal,
       cancel: (id) =>
         cancelInstance({
           db: database,
           registry: deployments.registry,
           clock,
           stores,
-          auditJournal: config.require(AUDIT_SQL),
+          auditJournal,
           owner: `${replicaId}/admin`,
         }, id),
     });
@@ -187,6 +188,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       admin,
       transports,
       stores,
+      auditJournal,
     };
     const timers = await startTimers(context);
     stoppers.push(() => timers.stop());

@@ -16,7 +16,6 @@ import type { AdminGate } from "./admin_auth.ts";
 import type { DeploymentService } from "./deployments/mod.ts";
 import type { AdvanceOptions } from "./dispatch/advance.ts";
 import type { Dispatcher } from "./dispatch/intake.ts";
-import { AUDIT_SQL } from "./settings.ts";
 import type { DeploymentStores } from "./dispatch/ports.ts";
 import type { Lanes } from "./dispatch/lanes.ts";
 import type { Router } from "./http_router.ts";
@@ -37,6 +36,8 @@ export interface RuntimeContext {
   readonly transports: Registry<TransportFactory>;
   /** The deployments' data stores, opened on first use. */
   readonly stores: DeploymentStores;
+  /** Whether steps write the audit journal (`sutra.audit.sql`, read once at boot). */
+  readonly auditJournal: boolean;
 }
 
 /** What stepping an instance needs, from the engine's parts. */
@@ -46,7 +47,7 @@ export function stepContext(ctx: RuntimeContext): AdvanceOptions {
     clock: ctx.clock,
     stores: ctx.stores,
     registry: ctx.deployments.registry,
-    auditJournal: ctx.config.require(AUDIT_SQL),
+    auditJournal: ctx.auditJournal,
   };
 }
 
