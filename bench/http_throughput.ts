@@ -5,7 +5,9 @@
  *     deno run -P=bench bench/http_throughput.ts [--seconds S] [--concurrency C] [--shards N]
  *
  * Lines (JSON): a bare `Deno.serve` echo; the stateless quote-reply example
- * (a start that completes and answers in one committed step); and, when
+ * (a start that completes and answers in one step), once on an engine that
+ * keeps no history (`sutra.instance.retention` PT0S: nothing to commit) and
+ * once with the default retention (the finished instance is committed); and, when
  * `SUTRA_TEST_DATABASE_URL` names a PostgreSQL server, approval park+resume
  * pairs next to a raw single-row INSERT commit loop through the same driver
  * at the same concurrency. The last line gives the ratios. The engine
@@ -86,12 +88,16 @@ async function bareEcho(): Promise<number> {
   }
 }
 
-function engine(schema: string | undefined): Promise<RunningEngine> {
+function engine(
+  schema: string | undefined,
+  settings: Record<string, string> = {},
+): Promise<RunningEngine> {
   return support.startBenchEngine({
     env: {
       SUTRA_DATASOURCE_URL: serverUrl ?? "memory://",
       SUTRA_ENGINE_SHARDS: String(shards),
       ...(schema ? { SUTRA_DATASOURCE_SCHEMA: schema } : {}),
+      ...settings,
     },
     packages: ["quote-reply", "approval-hold"].map((name) =>
       new URL(`../examples/${name}/package`, import.meta.url).pathname
@@ -108,15 +114,20 @@ if (client) {
 async function measure(): Promise<void> {
   const echo = await bareEcho();
   lines.rate("bare-echo", echo);
-
-  const schema = serverUrl ? support.freshSchema() : undefined;
-  const running = await engine(schema);
   const database = serverUrl ? "postgres" : "pglite-memory";
-  let ratios: Record<string, number> = {};
-  try {
+  const ratios: Record<string, number> = {};
+
+  // With no history kept, a start that ends in its first step has nothing to commit.
+  await withEngine({ SUTRA_INSTANCE_RETENTION: "PT0S" }, async (running) => {
     const quote = await remoteLoad("quote", running.url);
-    lines.rate("stateless-quote-reply", quote, { database });
-    ratios = { statelessOverEcho: quote / echo };
+    lines.rate("stateless-quote-reply", quote, { database, retention: "PT0S" });
+    ratios.statelessNoHistoryOverEcho = quote / echo;
+  });
+
+  await withEngine({}, async (running, schema) => {
+    const quote = await remoteLoad("quote", running.url);
+    lines.rate("stateless-quote-reply", quote, { database, retention: "P7D" });
+    ratios.statelessOverEcho = quote / echo;
 
     if (serverUrl && schema) {
       const pairs = await remoteLoad("pairs", running.url);
@@ -128,7 +139,7 @@ async function measure(): Promise<void> {
       });
       lines.rate("raw-insert-commits", inserts, { database });
       await support.dropSchema(serverUrl, `${schema}_raw`);
-      ratios = { ...ratios, pairsOverInserts: pairs / inserts };
+      ratios.pairsOverInserts = pairs / inserts;
     } else {
       lines.record({
         scenario: "approval-park-resume-pairs",
@@ -136,12 +147,24 @@ async function measure(): Promise<void> {
           "SUTRA_TEST_DATABASE_URL is not set; the pair and raw-insert lines need PostgreSQL",
       });
     }
-  } finally {
-    await running.stop();
-    if (schema) await support.dropSchema(serverUrl!, schema);
-  }
+  });
   lines.record({
     ratios: Object.fromEntries(Object.entries(ratios).map(([k, v]) => [k, Number(v.toFixed(3))])),
     targets: { statelessOverEcho: 0.4, pairsOverInserts: 0.25 },
   });
+}
+
+/** Runs `use` against an engine with `settings` on a fresh schema (when on the server). */
+async function withEngine(
+  settings: Record<string, string>,
+  use: (running: RunningEngine, schema: string | undefined) => Promise<void>,
+): Promise<void> {
+  const schema = serverUrl ? support.freshSchema() : undefined;
+  const running = await engine(schema, settings);
+  try {
+    await use(running, schema);
+  } finally {
+    await running.stop();
+    if (schema) await support.dropSchema(serverUrl!, schema);
+  }
 }

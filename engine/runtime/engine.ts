@@ -106,6 +106,8 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     const head = ENGINE_MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
     const replicaId = options.replicaId ?? newId();
     const auditJournal = config.require(AUDIT_SQL);
+    const retentionMs = config.require(INSTANCE_RETENTION);
+    const deleteAtCompletion = retentionMs === 0;
 
     const router = new Router(logger.child("http"));
     const admin = await createAdminGate({ config, logger: logger.child("admin"), env });
@@ -144,6 +146,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       replicaId,
       capBytes: config.require(PAYLOAD_CAP_BYTES),
       auditJournal,
+      deleteAtCompletion,
     });
     // Requests still queued on a lane finish before the database closes.
     stoppers.push(() => lanes.idle());
@@ -171,6 +174,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
           clock,
           stores,
           auditJournal,
+          deleteAtCompletion,
           owner: `${replicaId}/admin`,
         }, id),
     });
@@ -189,6 +193,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       transports,
       stores,
       auditJournal,
+      deleteAtCompletion,
     };
     const timers = await startTimers(context);
     stoppers.push(() => timers.stop());
@@ -213,7 +218,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       owner: replicaId,
       redrive: (capture) => dispatcher.runCaptured(capture),
       claimTimeoutMs: config.require(CLAIM_STUCK_AFTER),
-      retentionMs: config.require(INSTANCE_RETENTION),
+      retentionMs,
       orphanAfterMs: config.require(INBOX_REDRIVE_AFTER),
       intervalMs: config.require(ENGINE_SWEEP_INTERVAL),
     });

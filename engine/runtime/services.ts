@@ -38,6 +38,8 @@ export interface RuntimeContext {
   readonly stores: DeploymentStores;
   /** Whether steps write the audit journal (`sutra.audit.sql`, read once at boot). */
   readonly auditJournal: boolean;
+  /** Whether instances are deleted as they complete (`sutra.instance.retention` PT0S). */
+  readonly deleteAtCompletion: boolean;
 }
 
 /** What stepping an instance needs, from the engine's parts. */
@@ -48,6 +50,7 @@ export function stepContext(ctx: RuntimeContext): AdvanceOptions {
     stores: ctx.stores,
     registry: ctx.deployments.registry,
     auditJournal: ctx.auditJournal,
+    deleteAtCompletion: ctx.deleteAtCompletion,
   };
 }
 

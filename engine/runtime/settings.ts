@@ -151,7 +151,7 @@ export const INSTANCE_RETENTION = defineKey({
   min: 0,
   max: 10 * 365 * 24 * 3_600_000,
   description:
-    "How long COMPLETED and TERMINATED instances (and their history) are kept before the purge; FAILED ones are kept until resolved.",
+    "How long COMPLETED and TERMINATED instances (and their history) are kept before the purge; PT0S deletes them as they complete. FAILED ones are kept until resolved.",
 });
 
 /** Age after which a held claim counts as stuck and is released. */

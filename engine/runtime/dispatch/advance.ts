@@ -21,20 +21,21 @@ import {
   step,
   type StepInput,
 } from "../../executor/mod.ts";
-import type { Database } from "../../persistence/mod.ts";
 import type { ActiveDeployment, DeploymentRegistry } from "../deployments/registry.ts";
 import { claimInstance, type ClaimKey, releaseClaim } from "../instances/repository.ts";
-import { type CommitOutcome, commitResult, type CommitTarget } from "./commit.ts";
+import {
+  type CommitOptions,
+  type CommitOutcome,
+  commitResult,
+  type CommitTarget,
+} from "./commit.ts";
 import { type DeploymentStores, stepPorts } from "./ports.ts";
 
 /** What running a step needs. */
-export interface StepContext {
-  readonly db: Database;
+export interface StepContext extends CommitOptions {
   readonly clock: Clock;
   /** The deployments' data stores; without them a step can neither read nor write a store. */
   readonly stores?: DeploymentStores;
-  /** Write each step's audit events (`sutra.audit.sql`); off when absent. */
-  readonly auditJournal?: boolean;
 }
 
 /** What a step of a new instance commits with, beyond the instance itself. */

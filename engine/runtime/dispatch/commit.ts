@@ -27,8 +27,10 @@ import {
   AdmissionFullError,
   AliasConflictError,
   ClaimLostError,
+  commitsNothing,
   commitStep,
   inOrder,
+  type StepCommit,
 } from "../instances/repository.ts";
 import { outboxRows, replyOf } from "./encode.ts";
 import { groupCommitOf } from "./group_commit.ts";
@@ -64,43 +66,55 @@ export interface CommitTarget {
 /** What a commit answers: the step settled, or the commit refused it and wrote nothing. */
 export type CommitOutcome = Extract<DeliveryOutcome, { kind: "settled" | "refused" }>;
 
+/** How steps commit: the engine-wide history settings. */
+export interface CommitOptions {
+  readonly db: Database;
+  /** Write each step's audit events (`sutra.audit.sql`); off when absent. */
+  readonly auditJournal?: boolean;
+  /** Delete instances as they complete (`sutra.instance.retention` PT0S); kept when absent. */
+  readonly deleteAtCompletion?: boolean;
+}
+
 /** Commits a step that was not refused and answers the caller. */
 export async function commitResult(
-  o: { readonly db: Database; readonly auditJournal?: boolean },
+  o: CommitOptions,
   t: CommitTarget,
   r: StepResult & { refusal?: undefined },
 ): Promise<CommitOutcome> {
   const { state, effects } = r;
   const unwritable = await applyStoreWrites(t, r);
   if (unwritable) return { kind: "refused", refusal: "failed", diagnostics: [unwritable] };
-  const snapshot = encodeSnapshot(t.plan, state);
-  const outbox = outboxRows(t.deployment, effects);
+  const step = {
+    tenant: t.tenant,
+    instanceId: t.instanceId,
+    deploymentId: t.deployment.deploymentId,
+    processId: t.processId,
+    state,
+    effects,
+    outbox: outboxRows(t.deployment, effects),
+    owner: t.owner,
+    admission: t.admission,
+    journal: o.auditJournal === true,
+    deleteAtCompletion: o.deleteAtCompletion === true,
+  };
   try {
-    await groupCommitOf(o.db).commit((tx) =>
-      inOrder([
-        commitStep(tx, {
-          tenant: t.tenant,
-          instanceId: t.instanceId,
-          deploymentId: t.deployment.deploymentId,
-          processId: t.processId,
-          state,
-          snapshot,
-          effects,
-          outbox,
-          owner: t.owner,
-          admission: t.admission,
-          journal: o.auditJournal === true,
-        }),
-        t.dedup && recordDelivery(tx, t.dedup, t.instanceId),
-        t.also?.(tx),
-        t.capture && markCaptured(tx, {
-          tenant: t.capture.tenant,
-          eventId: t.capture.eventId,
-          channel: t.capture.delivery.channel,
-          instanceId: t.instanceId,
-        }),
-      ].filter((q) => q !== undefined))
-    );
+    // A step with nothing to make durable (it ended at once and keeps no history) skips the database.
+    if (t.dedup || t.also || t.capture || !commitsNothing(step)) {
+      const written: StepCommit = { ...step, snapshot: encodeSnapshot(t.plan, state) };
+      await groupCommitOf(o.db).commit((tx) =>
+        inOrder([
+          commitStep(tx, written),
+          t.dedup && recordDelivery(tx, t.dedup, t.instanceId),
+          t.also?.(tx),
+          t.capture && markCaptured(tx, {
+            tenant: t.capture.tenant,
+            eventId: t.capture.eventId,
+            channel: t.capture.delivery.channel,
+            instanceId: t.instanceId,
+          }),
+        ].filter((q) => q !== undefined))
+      );
+    }
   } catch (error) {
     if (error instanceof AliasConflictError) {
       return {

@@ -69,6 +69,8 @@ export interface DispatcherOptions {
   readonly stores?: DeploymentStores;
   /** Write each step's audit events (`sutra.audit.sql`). */
   readonly auditJournal?: boolean;
+  /** Delete instances as they complete (`sutra.instance.retention` PT0S). */
+  readonly deleteAtCompletion?: boolean;
 }
 
 // Refusals a later redrive may get past; "failed" only for an idempotent process (see redrives).

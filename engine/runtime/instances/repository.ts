@@ -122,6 +122,12 @@ export interface StepCommit {
   readonly admission?: { readonly channel: string; readonly cap?: number };
   /** Write the step's audit events (`sutra.audit.sql`). */
   readonly journal: boolean;
+  /**
+   * Keep no history (`sutra.instance.retention` PT0S): an instance the step
+   * completes or terminates is deleted with its waits, aliases and audit
+   * rows instead of being kept for the purge. FAILED ones are always kept.
+   */
+  readonly deleteAtCompletion?: boolean;
 }
 
 /** Thrown when a new instance would exceed its channel's `maxConcurrentInstances`. */
@@ -154,6 +160,10 @@ const waitKey = (instanceId: string, wait: number) => `${instanceId}:${wait}`;
 export async function commitStep(tx: Transaction, c: StepCommit): Promise<void> {
   const ended = isTerminal(c.state.status);
   if (c.owner === undefined) await admit(tx, c);
+  if (leavesNoRow(c)) {
+    await inOrder([eraseInstance(tx, c), writeOutbox(tx, c), withdrawOutbox(tx, c)]);
+    return;
+  }
   await inOrder([
     writeInstance(tx, c, ended),
     writeWaits(tx, c),
@@ -162,6 +172,46 @@ export async function commitStep(tx: Transaction, c: StepCommit): Promise<void> 
     withdrawOutbox(tx, c),
     writeAudit(tx, c),
   ]);
+}
+
+/**
+ * Whether {@link commitStep} would send no statement at all: a new instance
+ * that ends in its first step and keeps no history, with nothing to emit,
+ * no alias to check and no admission cap to count against. Such a step has
+ * nothing to make durable, so its caller may skip the transaction.
+ */
+export function commitsNothing(c: Omit<StepCommit, "snapshot">): boolean {
+  return c.owner === undefined && leavesNoRow(c) && c.outbox.length === 0 &&
+    c.effects.aliasesRecorded.length === 0 && c.admission?.cap === undefined;
+}
+
+/** The step ends the instance and no history is kept (FAILED is always kept). */
+function leavesNoRow(c: Omit<StepCommit, "snapshot">): boolean {
+  return c.deleteAtCompletion === true &&
+    (c.state.status === "COMPLETED" || c.state.status === "TERMINATED");
+}
+
+/**
+ * Deletes an ending instance and everything kept about it. A new one has
+ * no row yet; the unique aliases its step recorded are still checked
+ * against the live ones, as when history is kept, and then dropped.
+ */
+async function eraseInstance(tx: Transaction, c: StepCommit): Promise<void> {
+  const key = [c.tenant, c.instanceId];
+  const purge = (table: string) =>
+    tx.query(`delete from ${table} where tenant = $1 and instance_id = $2`, key);
+  if (c.owner === undefined) {
+    if (c.effects.aliasesRecorded.length === 0) return;
+    await inOrder([recordAliases(tx, c), purge("aliases")]);
+    return;
+  }
+  const deleted = tx.query(
+    "delete from instances where tenant = $1 and instance_id = $2 and owner = $3",
+    [...key, c.owner],
+  ).then((r) => {
+    if (r.rowCount !== 1) throw new ClaimLostError(c.instanceId);
+  });
+  await inOrder([deleted, purge("waits"), purge("aliases"), purge("audit_events")]);
 }
 
 /**
