@@ -57,10 +57,12 @@ import {
   HTTP_PORT,
   INBOX_REDRIVE_AFTER,
   INSTANCE_RETENTION,
+  INSTANCE_SWEEP_INTERVAL,
   OTLP_ENDPOINT,
   OUTBOX_CLAIM_TIMEOUT,
   OUTBOX_MAX_ATTEMPTS,
   OUTBOX_POLL_INTERVAL,
+  RETENTION_SWEEP_INTERVAL,
   SHARD_QUEUE_CAPACITY,
   SHUTDOWN_GRACE,
 } from "./settings.ts";
@@ -221,6 +223,8 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       retentionMs,
       orphanAfterMs: config.require(INBOX_REDRIVE_AFTER),
       intervalMs: config.require(ENGINE_SWEEP_INTERVAL),
+      claimSweepMs: config.require(INSTANCE_SWEEP_INTERVAL),
+      retentionSweepMs: config.require(RETENTION_SWEEP_INTERVAL),
     });
     sweeper.start();
     stoppers.push(() => sweeper.stop());

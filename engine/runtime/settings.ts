@@ -156,16 +156,38 @@ export const INSTANCE_RETENTION = defineKey({
 
 /** Age after which a held claim counts as stuck and is released. */
 export const CLAIM_STUCK_AFTER = defineKey({
-  key: "sutra.engine.claim-timeout",
+  key: "sutra.instance.claim-timeout",
   type: "duration",
   default: 300_000,
   min: 1_000,
   max: 86_400_000,
   description:
-    "A claim older than this is presumed abandoned by a dead replica and released by the sweep.",
+    "A claim older than this is presumed abandoned by a dead replica and released by the stuck-instance sweep.",
 });
 
-/** How often the redrive, stuck-claim and retention sweeps run. */
+/** How often the stuck-instance sweep runs. */
+export const INSTANCE_SWEEP_INTERVAL = defineKey({
+  key: "sutra.instance.sweep-interval",
+  type: "duration",
+  default: 60_000,
+  min: 100,
+  max: 86_400_000,
+  description:
+    "How often the replica holding the sweep lease releases claims older than the claim timeout.",
+});
+
+/** How often the retention purge runs. */
+export const RETENTION_SWEEP_INTERVAL = defineKey({
+  key: "sutra.instance.retention-sweep-interval",
+  type: "duration",
+  default: 3_600_000,
+  min: 100,
+  max: 86_400_000,
+  description:
+    "How often the replica holding the retention lease purges terminal instances past the retention window.",
+});
+
+/** The sweeper's tick: the inbox redrive runs on every one, the other sweeps when they are due. */
 export const ENGINE_SWEEP_INTERVAL = defineKey({
   key: "sutra.engine.sweep-interval",
   type: "duration",
@@ -173,7 +195,7 @@ export const ENGINE_SWEEP_INTERVAL = defineKey({
   min: 100,
   max: 3_600_000,
   description:
-    "How often each replica runs the inbox redrive, the stuck-claim sweep and the retention purge.",
+    "How often each replica looks for orphaned on-persist captures to run again; the stuck-instance sweep and the retention purge run on this tick once their own interval has passed.",
 });
 
 /** Age at which a pending on-persist capture is presumed orphaned and run again. */

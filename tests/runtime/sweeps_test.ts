@@ -1,12 +1,13 @@
 /**
  * Leases and the sweeps: one holder per role until it lapses, stuck claims
  * released by age, terminal instances purged after retention while FAILED
- * ones stay.
+ * ones stay, each sweep on its own interval.
  */
 import assert from "node:assert/strict";
 import { type Database, ENGINE_MIGRATIONS, migrate } from "../../engine/persistence/mod.ts";
 import { releaseLease, tryLease } from "../../engine/runtime/leases.ts";
-import { purgeExpired, releaseStuckClaims } from "../../engine/runtime/sweeps/mod.ts";
+import { purgeExpired, releaseStuckClaims, Sweeper } from "../../engine/runtime/sweeps/mod.ts";
+import { createLogger } from "../../engine/core/mod.ts";
 import { eachDatabase } from "../support/test_database.ts";
 
 eachDatabase(
@@ -74,5 +75,43 @@ eachDatabase(
       "select count(*)::int as n from audit_events where instance_id = 'old-done'",
     );
     assert.equal(history[0].n, 0);
+  },
+);
+
+eachDatabase(
+  "the sweeper runs the claim and retention sweeps on their own intervals, the first tick at once",
+  async (db) => {
+    await migrate(db, ENGINE_MIGRATIONS);
+    const sweeper = new Sweeper({
+      db,
+      logger: createLogger("sweeps", { filter: "error", write: () => {} }),
+      owner: "r1",
+      redrive: () => Promise.resolve(),
+      claimTimeoutMs: 300_000,
+      retentionMs: 86_400_000,
+      orphanAfterMs: 30_000,
+      intervalMs: 10_000,
+      claimSweepMs: 60_000,
+      retentionSweepMs: 3_600_000,
+    });
+    const left = async () =>
+      (await db.query<{ instance_id: string; owner: string | null }>(
+        "select instance_id, owner from instances order by 1",
+      )).rows;
+    await instance(db, "stuck-1", "RUNNING", { owner: "dead/lane-0", claimedAgo: "10 minutes" });
+    await instance(db, "done-1", "COMPLETED", { endedAgo: "2 days" });
+    await sweeper.sweepOnce();
+    assert.deepEqual(await left(), [{ instance_id: "stuck-1", owner: null }]);
+
+    // The next tick comes before either interval has passed: both sweeps wait.
+    await instance(db, "stuck-2", "RUNNING", { owner: "dead/lane-0", claimedAgo: "10 minutes" });
+    await instance(db, "done-2", "COMPLETED", { endedAgo: "2 days" });
+    await sweeper.sweepOnce();
+    assert.deepEqual(await left(), [
+      { instance_id: "done-2", owner: null },
+      { instance_id: "stuck-1", owner: null },
+      { instance_id: "stuck-2", owner: "dead/lane-0" },
+    ]);
+    await sweeper.stop();
   },
 );

@@ -1,14 +1,18 @@
 /**
  * Background sweeps, on one timer per replica:
  *
- * - redrive: on-persist captures still pending (their replica died after
- *   the 202) are taken — a row is re-stamped when taken, so two replicas
- *   never run it at once — and run through the pipeline again;
- * - stuck claims (lease `sweeps`): a claim older than the claim timeout
- *   belonged to a replica that died mid-step and is released;
- * - retention (lease `retention`): COMPLETED and TERMINATED instances past
- *   `sutra.instance.retention` are purged with their history; FAILED ones
- *   stay until someone resolves them.
+ * - redrive, every tick: on-persist captures still pending (their replica
+ *   died after the 202) are taken — a row is re-stamped when taken, so two
+ *   replicas never run it at once — and run through the pipeline again;
+ * - stuck claims (lease `sweeps`, every `sutra.instance.sweep-interval`): a
+ *   claim older than the claim timeout belonged to a replica that died
+ *   mid-step and is released;
+ * - retention (lease `retention`, every
+ *   `sutra.instance.retention-sweep-interval`): COMPLETED and TERMINATED
+ *   instances past `sutra.instance.retention` are purged with their
+ *   history; FAILED ones stay until someone resolves them.
+ *
+ * The first tick runs all three, so a restarted replica catches up at once.
  *
  * @module
  */
@@ -29,7 +33,12 @@ export interface SweeperOptions {
   readonly retentionMs: number;
   /** How old a pending capture must be before it is presumed orphaned. */
   readonly orphanAfterMs: number;
+  /** The tick (`sutra.engine.sweep-interval`). */
   readonly intervalMs: number;
+  /** Between stuck-claim sweeps (`sutra.instance.sweep-interval`). */
+  readonly claimSweepMs: number;
+  /** Between retention purges (`sutra.instance.retention-sweep-interval`). */
+  readonly retentionSweepMs: number;
 }
 
 /** Takes up to `limit` orphaned captures, re-stamping them so nobody else takes them meanwhile. */
@@ -101,6 +110,7 @@ export async function purgeExpired(db: Database, retentionMs: number): Promise<n
 export class Sweeper {
   readonly #o: SweeperOptions;
   readonly #loop: PollLoop;
+  readonly #lastRun = new Map<string, number>();
 
   constructor(options: SweeperOptions) {
     this.#o = options;
@@ -111,7 +121,7 @@ export class Sweeper {
     });
   }
 
-  /** One pass of every sweep. */
+  /** One tick: the redrive, then each other sweep that is due. */
   async sweepOnce(): Promise<void> {
     const o = this.#o;
     for (
@@ -122,15 +132,30 @@ export class Sweeper {
     ) {
       await o.redrive(capture);
     }
-    if (await tryLease(o.db, { role: "sweeps", owner: o.owner })) {
+    if (
+      this.#due("claims", o.claimSweepMs) &&
+      await tryLease(o.db, { role: "sweeps", owner: o.owner })
+    ) {
       const released = await releaseStuckClaims(o.db, o.claimTimeoutMs);
       if (released > 0) {
         o.logger.warn(`released ${released} stuck claim(s)`, { code: "SUTRA.RUNTIME.CLAIM.SWEPT" });
       }
     }
-    if (await tryLease(o.db, { role: "retention", owner: o.owner })) {
+    if (
+      this.#due("retention", o.retentionSweepMs) &&
+      await tryLease(o.db, { role: "retention", owner: o.owner })
+    ) {
       await purgeExpired(o.db, o.retentionMs);
     }
+  }
+
+  /** Whether `sweep` last ran at least `everyMs` ago; if so, it counts as running now. */
+  #due(sweep: string, everyMs: number): boolean {
+    const now = performance.now();
+    const last = this.#lastRun.get(sweep);
+    if (last !== undefined && now - last < everyMs) return false;
+    this.#lastRun.set(sweep, now);
+    return true;
   }
 
   /** Starts the timer (the first pass runs at once: a restart redrives what it left behind). */
