@@ -7,13 +7,15 @@
  * Lines (JSON): a bare `Deno.serve` echo; the stateless quote-reply example
  * (a start that completes and answers in one step), once on an engine that
  * keeps no history (`sutra.instance.retention` PT0S: nothing to commit) and
- * once with the default retention (the finished instance is committed); and, when
- * `SUTRA_TEST_DATABASE_URL` names a PostgreSQL server, approval park+resume
- * pairs next to a raw single-row INSERT commit loop through the same driver
- * at the same concurrency. The last line gives the ratios. The engine
- * database is in-memory PGlite for the stateless line unless the server is
- * configured, in which case every engine line runs on the server (a fresh
- * schema, dropped afterwards). A scenario that sees any non-2xx answer fails.
+ * once with the default retention (the finished instance is committed); and,
+ * when `SUTRA_TEST_DATABASE_URL` names a PostgreSQL server, approval
+ * park+resume pairs next to a raw single-row INSERT commit loop through the
+ * same driver at the same concurrency (autocommit statements, the target's
+ * floor, and for reference the same inserts each in a BEGIN/COMMIT
+ * transaction). The last line gives the ratios. The engine database is
+ * in-memory PGlite for the stateless lines unless the server is configured,
+ * in which case every engine line runs on the server (a fresh schema,
+ * dropped afterwards). A scenario that sees any non-2xx answer fails.
  *
  * The HTTP load of every line comes from a separate Deno process (this file
  * with `--client`, network limited to loopback, killed if it overruns), so
@@ -132,14 +134,22 @@ async function measure(): Promise<void> {
     if (serverUrl && schema) {
       const pairs = await remoteLoad("pairs", running.url);
       lines.rate("approval-park-resume-pairs", pairs, { database });
-      const inserts = await support.rawInsertCommits(serverUrl, {
-        schema: `${schema}_raw`,
-        workers: concurrency,
-        seconds,
-      });
+      const raw = (transaction: boolean) =>
+        support.rawInsertCommits(serverUrl, {
+          schema: `${schema}_raw${transaction ? "_tx" : ""}`,
+          workers: concurrency,
+          seconds,
+          transaction,
+        });
+      const inserts = await raw(false);
       lines.rate("raw-insert-commits", inserts, { database });
-      await support.dropSchema(serverUrl, `${schema}_raw`);
+      const insertTransactions = await raw(true);
+      lines.rate("raw-insert-transactions", insertTransactions, { database });
+      for (const suffix of ["_raw", "_raw_tx"]) {
+        await support.dropSchema(serverUrl, schema + suffix);
+      }
       ratios.pairsOverInserts = pairs / inserts;
+      ratios.pairsOverInsertTransactions = pairs / insertTransactions;
     } else {
       lines.record({
         scenario: "approval-park-resume-pairs",
