@@ -134,6 +134,8 @@ export const CODES = {
   "SUTRA.DB.MIGRATION.PENDING": "The database has migrations that are not applied yet.",
   "SUTRA.DB.MIGRATION.UNKNOWN_VERSION":
     "The ledger records a migration this engine does not ship (the database is newer).",
+  "SUTRA.DB.COMMIT_IN_DOUBT":
+    "The connection broke during COMMIT and the server could not be asked whether it took effect.",
   "SUTRA.DB.CONNECTION_LOST":
     "A connection to the engine database broke under a statement; the pool was replaced (log only).",
   "SUTRA.DB.UNREACHABLE": "The engine database could not be opened or connected to.",

@@ -119,3 +119,21 @@ export class SqlError extends Error implements SqlErrorFields {
     if (fields.constraint !== undefined) this.constraint = fields.constraint;
   }
 }
+
+/**
+ * The connection broke while COMMIT was on its way, and whether the
+ * transaction took effect could not be found out afterwards. Unlike any
+ * other failure of a transaction, this one does not say "nothing was
+ * written": the work must not simply be run again.
+ */
+export class CommitInDoubtError extends Error {
+  /** @param transactionId the server's id of the transaction in doubt */
+  constructor(readonly transactionId: string, options?: { cause?: unknown }) {
+    super(
+      `the database connection broke while transaction ${transactionId} was committing, and ` +
+        "whether it committed could not be checked",
+      options,
+    );
+    this.name = "CommitInDoubtError";
+  }
+}

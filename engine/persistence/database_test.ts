@@ -5,8 +5,15 @@ import {
   withMemoryDatabase,
   withServerDatabase,
 } from "../../tests/support/test_database.ts";
+import { type CutProxy, startCutProxy } from "../../tests/support/pg_cut_proxy.ts";
 import { createLogger } from "../core/log.ts";
-import { type Database, openDatabase, SqlError, type Transaction } from "./mod.ts";
+import {
+  CommitInDoubtError,
+  type Database,
+  openDatabase,
+  SqlError,
+  type Transaction,
+} from "./mod.ts";
 
 /** Resolves once `check` is true, polling; fails after `ms`. */
 async function eventually(check: () => boolean, ms = 5000): Promise<void> {
@@ -485,3 +492,71 @@ Deno.test("a schema option isolates in-memory tables too", async () => {
     assert.deepEqual(rows, [{ schemaname: "tenant_a" }]);
   }, { schema: "tenant_a" });
 });
+
+/** Runs `fn` on a database reaching the server through a proxy that can cut a COMMIT. */
+function throughCutProxy(
+  fn: (db: Database, proxy: CutProxy, admin: Database) => Promise<void>,
+): Promise<void> {
+  return withServerDatabase(async (admin, target) => {
+    const proxy = startCutProxy(target.url);
+    const db = await openDatabase(proxy.url, { schema: target.schema, connectTimeoutSeconds: 1 });
+    try {
+      await db.exec("create table doubt (v int)");
+      await fn(db, proxy, admin);
+    } finally {
+      await db.close();
+      await proxy.close();
+    }
+  });
+}
+
+const rowsIn = async (db: Database) =>
+  (await db.query<{ v: number }>("select v from doubt order by v")).rows.map((r) => r.v);
+
+tier2Test(
+  "a commit whose answer is lost but which took effect succeeds",
+  () =>
+    throughCutProxy(async (db, proxy, admin) => {
+      proxy.cutNext("after-commit", { ran: "insert into doubt" });
+      const answer = await db.transaction(async (tx) => {
+        await tx.query("insert into doubt values (1)");
+        return "done";
+      });
+      await proxy.cut();
+      assert.equal(answer, "done");
+      assert.deepEqual(await rowsIn(admin), [1]);
+      await assertPoolUsable(db);
+    }),
+);
+
+tier2Test(
+  "a commit cut off before the server got it fails, with nothing written",
+  () =>
+    throughCutProxy(async (db, proxy, admin) => {
+      proxy.cutNext("before-commit", { ran: "insert into doubt" });
+      await assert.rejects(
+        db.transaction((tx) => tx.query("insert into doubt values (2)")),
+        (error: Error) => !(error instanceof CommitInDoubtError),
+      );
+      assert.deepEqual(await rowsIn(admin), []);
+      await assertPoolUsable(db);
+    }),
+);
+
+tier2Test(
+  "a commit nobody can vouch for is reported in doubt, naming the transaction",
+  () =>
+    throughCutProxy(async (db, proxy, admin) => {
+      proxy.cutNext("after-commit", { ran: "insert into doubt" });
+      const committing = db.transaction((tx) => tx.query("insert into doubt values (3)"));
+      committing.catch(() => {});
+      // The server stays up, but this engine cannot reach it any more to ask.
+      proxy.refuseNew();
+      await assert.rejects(committing, (error: Error) => {
+        assert.ok(error instanceof CommitInDoubtError, String(error));
+        assert.match(error.transactionId, /^\d+$/);
+        return true;
+      });
+      assert.deepEqual(await rowsIn(admin), [3], "it had in fact committed");
+    }),
+);

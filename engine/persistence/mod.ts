@@ -6,6 +6,7 @@
  * @module
  */
 export {
+  CommitInDoubtError,
   type Database,
   type DriverKind,
   type Queryable,

@@ -9,7 +9,13 @@
  */
 import postgres from "postgres";
 import type { Logger } from "../core/log.ts";
-import { type Database, type QueryResult, SqlError, type Transaction } from "./database.ts";
+import {
+  CommitInDoubtError,
+  type Database,
+  type QueryResult,
+  SqlError,
+  type Transaction,
+} from "./database.ts";
 import { isConnectionLoss, ReplaceablePool } from "./_pg_pool.ts";
 import {
   assertSafeIntegers,
@@ -229,9 +235,9 @@ class PostgresDatabase implements Database {
       begun.catch(() => {});
       try {
         const result = await Promise.race([fn(scope), lease.closed]);
-        await begun;
+        const transactionId = await begun;
         scope.assertUnspoiled();
-        await lease.unlessClosed((sql) => execScript(sql, "commit"));
+        await this.#commit(lease, transactionId);
         return result;
       } catch (error) {
         // Queued behind everything still in flight, so the connection goes back idle.
@@ -241,6 +247,44 @@ class PostgresDatabase implements Database {
     } finally {
       scope.close();
       lease.release();
+    }
+  }
+
+  /**
+   * Sends COMMIT. When the connection breaks under it, the server is asked
+   * on a fresh connection whether the transaction committed: if it did, the
+   * commit succeeded; if it did not, the original failure stands (nothing
+   * was written); if nobody can say, {@link CommitInDoubtError}.
+   */
+  async #commit(lease: Lease, transactionId: string): Promise<void> {
+    try {
+      await lease.unlessClosed((sql) => execScript(sql, "commit"));
+    } catch (error) {
+      if (lease.lost === undefined || !(await this.#committed(transactionId, error))) throw error;
+      this.#log?.warn(
+        `transaction ${transactionId} committed although its connection broke during COMMIT`,
+        { code: "SUTRA.DB.CONNECTION_LOST" },
+      );
+    }
+  }
+
+  /** Whether `transactionId` committed, asked until the server answers for sure or the check times out. */
+  async #committed(transactionId: string, cause: unknown): Promise<boolean> {
+    const deadline = Date.now() + IN_DOUBT_CHECK_MS;
+    for (;;) {
+      try {
+        const { rows } = await this.query<{ status: string | null }>(
+          "select txid_status($1::bigint) as status",
+          [transactionId],
+        );
+        // "in progress" until the server has noticed the broken connection and aborted it.
+        if (rows[0].status === "committed") return true;
+        if (rows[0].status === "aborted") return false;
+      } catch {
+        // The server may still be coming back; ask again until the deadline.
+      }
+      if (Date.now() >= deadline) throw new CommitInDoubtError(transactionId, { cause });
+      await new Promise((resolve) => setTimeout(resolve, IN_DOUBT_RETRY_MS));
     }
   }
 
@@ -276,6 +320,10 @@ class PostgresDatabase implements Database {
     if (this.#closing) throw new Error(`database ${this.description} is closed`);
   }
 }
+
+// How long a commit cut off in flight is checked for, and how often.
+const IN_DOUBT_CHECK_MS = 5_000;
+const IN_DOUBT_RETRY_MS = 100;
 
 // SQLSTATE of a statement refused because an earlier one aborted the transaction.
 const IN_FAILED_TRANSACTION = "25P02";
@@ -320,8 +368,12 @@ class Lease {
     this.#reportLoss(this.lost);
   }
 
-  /** Sends BEGIN and subscribes to the connection's close, as the driver's own `begin` does. */
-  begin(): Promise<unknown> {
+  /**
+   * Sends BEGIN and subscribes to the connection's close, as the driver's
+   * own `begin` does; resolves to the transaction's server id, asked in the
+   * same round trip, by which a commit cut off in flight is checked.
+   */
+  begin(): Promise<string> {
     const options = {
       // Internal to the pinned driver (its own `begin` relies on it): called with the connection.
       // Its answer says whether later statements may be pipelined behind this one: they must be.
@@ -331,7 +383,9 @@ class Lease {
         return true;
       },
     };
-    return this.sql.unsafe("begin", [], options as postgres.UnsafeQueryOptions).execute();
+    const begun = this.sql.unsafe("begin", [], options as postgres.UnsafeQueryOptions).execute();
+    const id = run<{ id: string }>(this.sql, "select txid_current()::text as id", []);
+    return Promise.all([begun, id]).then(([, r]) => r.rows[0].id);
   }
 
   /**

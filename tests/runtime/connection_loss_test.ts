@@ -2,9 +2,11 @@
  * An engine whose database connections are cut from outside (a server
  * restart, a failover, an operator) keeps serving: a request that meets a
  * cut connection fails with 500 and nothing half-written, and the next ones
- * are answered again.
+ * are answered again; a cut that swallows a COMMIT's answer is resolved by
+ * asking the server.
  */
 import assert from "node:assert/strict";
+import { startCutProxy } from "../support/pg_cut_proxy.ts";
 import { tier2Test, withServerDatabase } from "../support/test_database.ts";
 import { bootEngine, codeOf, post, sealDir } from "./support.ts";
 
@@ -48,6 +50,36 @@ tier2Test(
         assert.equal(rows[0].n, 6, "one instance per answered request, none for a failed one");
       } finally {
         await engine.stop();
+      }
+    }),
+);
+
+tier2Test(
+  "a park whose COMMIT answer is lost is answered as parked, once",
+  () =>
+    withServerDatabase(async (admin, target) => {
+      const proxy = startCutProxy(target.url);
+      const engine = await bootEngine({ url: proxy.url, schema: target.schema });
+      try {
+        await engine.deployments.deploy(await sealDir("examples/approval-hold/package"));
+        proxy.cutNext("after-commit", { ran: "insert into instances" });
+        const parked = await post(
+          engine,
+          "/channels/approval-request",
+          { ApprovalRequest: { E2EId: "E2E-DOUBT", Amount: "10.00" } },
+          { "x-api-key": "approval-demo-key" },
+        );
+        await proxy.cut();
+        // The commit took effect; the engine asked the server and answers as for any park.
+        assert.equal(parked.status, 200, JSON.stringify(parked.body));
+        const [{ instanceId }] = parked.body.instances as { instanceId: string }[];
+        const { rows } = await admin.query<{ instance_id: string; status: string }>(
+          `select instance_id, status from "${target.schema}".instances`,
+        );
+        assert.deepEqual(rows, [{ instance_id: instanceId, status: "RUNNING" }]);
+      } finally {
+        await engine.stop();
+        await proxy.close();
       }
     }),
 );

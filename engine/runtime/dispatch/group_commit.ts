@@ -8,11 +8,13 @@
  * the shared transaction fails (one member's alias clash, lost claim, full
  * channel …), each member is run again alone, so the others commit and the
  * failing one sees its own error. A member's work must therefore be
- * re-runnable: statements only, no effect outside its transaction.
+ * re-runnable: statements only, no effect outside its transaction. The one
+ * failure that is not re-run is a commit in doubt (the connection broke
+ * during COMMIT and nobody could say whether it took): every member gets it.
  *
  * @module
  */
-import type { Database, Transaction } from "../../persistence/mod.ts";
+import { CommitInDoubtError, type Database, type Transaction } from "../../persistence/mod.ts";
 import { inOrder } from "../instances/repository.ts";
 
 /** One commit's writes. */
@@ -63,7 +65,12 @@ export class GroupCommit {
       // The members' statements are pipelined on the one connection; waiting
       // for all of them leaves none running when a failure rolls back.
       await this.#db.transaction((tx) => inOrder(group.map((m) => m.work(tx))));
-    } catch {
+    } catch (error) {
+      // Running them again could apply a commit that did happen a second time.
+      if (error instanceof CommitInDoubtError) {
+        for (const m of group) m.reject(error);
+        return;
+      }
       await Promise.all(group.map((m) => this.#alone(m)));
       return;
     }

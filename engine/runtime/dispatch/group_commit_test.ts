@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { eachDatabase } from "../../../tests/support/test_database.ts";
+import { CommitInDoubtError } from "../../persistence/mod.ts";
 import { GroupCommit } from "./group_commit.ts";
 
 eachDatabase("concurrent commits share transactions and all become durable", async (db) => {
@@ -50,3 +51,35 @@ eachDatabase("a failing member rejects alone; the rest of its group commits", as
   const { rows } = await db.query<{ k: number }>("select k from gc_keys order by k");
   assert.deepEqual(rows.map((r) => r.k), [1, 2, 7]);
 });
+
+eachDatabase(
+  "a shared commit in doubt fails every member and runs none of them again",
+  async (db) => {
+    await db.query("create table gc_doubt (k int primary key)");
+    // The database answers every transaction as a commit whose outcome nobody could learn.
+    const doubtful = {
+      ...db,
+      transaction: async <T>(fn: Parameters<typeof db.transaction<T>>[0]) => {
+        await db.transaction(fn);
+        throw new CommitInDoubtError("42");
+      },
+    } as typeof db;
+    const group = new GroupCommit(doubtful);
+    const runs = new Map<number, number>();
+    const outcomes = await Promise.allSettled(
+      [1, 2, 3].map((k) =>
+        group.commit((tx) => {
+          runs.set(k, (runs.get(k) ?? 0) + 1);
+          return tx.query("insert into gc_doubt (k) values ($1)", [k]);
+        })
+      ),
+    );
+    for (const o of outcomes) {
+      assert.equal(o.status, "rejected");
+      assert.ok((o as PromiseRejectedResult).reason instanceof CommitInDoubtError);
+    }
+    assert.deepEqual([...runs.values()], [1, 1, 1], "no member ran twice");
+    const { rows } = await db.query<{ n: number }>("select count(*)::int as n from gc_doubt");
+    assert.equal(rows[0].n, 3, "what was in doubt had in fact committed, once");
+  },
+);

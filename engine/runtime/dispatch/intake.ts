@@ -37,7 +37,7 @@ import {
   screenInbound,
   type ValidatorChain,
 } from "../../intake/mod.ts";
-import type { Database } from "../../persistence/mod.ts";
+import { CommitInDoubtError, type Database } from "../../persistence/mod.ts";
 import type { DeploymentRegistry } from "../deployments/registry.ts";
 import { instancesByAlias } from "../instances/repository.ts";
 import {
@@ -329,6 +329,19 @@ export class Dispatcher {
     try {
       return await this.#intake(delivery, capture, attempt);
     } catch (error) {
+      if (error instanceof CommitInDoubtError) {
+        this.#o.logger.error(error.message, {
+          code: "SUTRA.DB.COMMIT_IN_DOUBT",
+          channel: delivery.channel,
+          transactionId: error.transactionId,
+        });
+        return refused(
+          "failed",
+          "SUTRA.DB.COMMIT_IN_DOUBT",
+          `${error.message}; look the instance up before sending the message again`,
+          { transactionId: error.transactionId },
+        );
+      }
       this.#o.logger.error("intake failed unexpectedly", {
         code: "SUTRA.RUNTIME.UNEXPECTED",
         channel: delivery.channel,
