@@ -33,7 +33,8 @@ const concurrency = Number(args.get("concurrency") ?? 16);
 // Instances hash onto lanes at random, so with as many lanes as connections about a third of the
 // requests would queue behind another on a shared lane; four lanes per connection let nearly all
 // of them run at once, as the raw loop's connections do. Requests in flight stay capped by the client.
-const shards = Number(args.get("shards") ?? concurrency * 4);
+// (`sutra.engine.shards` allows at most 256.)
+const shards = Number(args.get("shards") ?? Math.min(concurrency * 4, 256));
 const client = args.get("client");
 // The client process has no env permission and needs no server URL.
 const serverUrl = client ? undefined : support.serverUrl();
