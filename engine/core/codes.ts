@@ -359,7 +359,6 @@ export const CODES = {
     "A unique alias is held by a live instance; nothing written (409).",
   "SUTRA.RUNTIME.CLAIM.SWEPT": "Abandoned claims were released by the sweep (warning).",
   "SUTRA.RUNTIME.INSTANCE.UNKNOWN": "No instance with that id or alias (404).",
-  "SUTRA.RUNTIME.LANE.FULL": "The lane queue is at capacity (429).",
   "SUTRA.RUNTIME.RELAY.CORRELATION_NOT_FOUND":
     "The relay matched no live alias, or the instance no longer waits at that node (404).",
   "SUTRA.RUNTIME.RESUME.CLAIM_HELD":

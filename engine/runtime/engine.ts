@@ -128,7 +128,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
 
     const lanes = new Lanes({
       count: config.require(ENGINE_SHARDS),
-      capacity: config.require(SHARD_QUEUE_CAPACITY),
+      capacity: config.get(SHARD_QUEUE_CAPACITY),
     });
     const stores = new DeploymentStores({
       registry: deployments.registry,

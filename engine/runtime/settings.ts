@@ -112,15 +112,14 @@ export const ENGINE_SHARDS = defineKey({
     "Execution lanes in this replica; work is routed to a lane by a stable hash of the instance id.",
 });
 
-/** Queued items per lane before new work is refused. */
+/** Items a lane holds before new work waits for room (unset: unbounded). */
 export const SHARD_QUEUE_CAPACITY = defineKey({
   key: "sutra.engine.shard-queue-capacity",
   type: "integer",
-  default: 1024,
   min: 1,
   max: 1_000_000,
   description:
-    "Messages a lane may queue; beyond it intake answers SUTRA.RUNTIME.LANE.FULL (HTTP 429).",
+    "Items a lane may hold (running and queued); when full, whoever offers more work waits for room, so backpressure reaches the transport. Unset: unbounded.",
 });
 
 /** Delivery attempts before an outbox row is poisoned (unset: retry forever). */

@@ -47,7 +47,7 @@ import {
   type ChannelTable,
   type Route,
 } from "./channels.ts";
-import { LaneFullError, type Lanes } from "./lanes.ts";
+import type { Lanes } from "./lanes.ts";
 import { type Capture, consumeFailedCapture, dropCaptured, storeCapture } from "./inbox.ts";
 import { advanceInstance, startInstance } from "./advance.ts";
 import type { DeploymentStores } from "./ports.ts";
@@ -461,18 +461,8 @@ export class Dispatcher {
     return { tenant: screened.channel.tenant, channel: screened.channel.decl.name };
   }
 
-  async #onLane(key: string, work: (lane: number) => Promise<DeliveryOutcome>) {
-    try {
-      return await this.#o.lanes.run(key, work);
-    } catch (error) {
-      if (!(error instanceof LaneFullError)) throw error;
-      return refused(
-        "overloaded",
-        "SUTRA.RUNTIME.LANE.FULL",
-        `execution lane ${error.lane} is full; retry later`,
-        { lane: error.lane },
-      );
-    }
+  #onLane(key: string, work: (lane: number) => Promise<DeliveryOutcome>) {
+    return this.#o.lanes.run(key, work);
   }
 }
 

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { LaneFullError, Lanes } from "./lanes.ts";
+import { Lanes } from "./lanes.ts";
 
 Deno.test("lanes: a key always hashes to the same lane, and keys spread over every lane", () => {
-  const lanes = new Lanes({ count: 4, capacity: 10 });
+  const lanes = new Lanes({ count: 4 });
   assert.equal(
     lanes.laneOf("instance-1"),
     new Lanes({ count: 4, capacity: 1 }).laneOf("instance-1"),
@@ -26,15 +26,38 @@ Deno.test("lanes: work on one lane runs one at a time, in order, even when an it
   assert.deepEqual(log, ["a+", "a-", "b+", "b-", "c+", "c-"]);
 });
 
-Deno.test("lanes: a full lane refuses new work instead of queueing it", async () => {
+Deno.test("lanes: a full lane makes new work wait for room, in arrival order", async () => {
   const lanes = new Lanes({ count: 1, capacity: 2 });
+  const log: string[] = [];
   let release = () => {};
   const gate = new Promise<void>((r) => release = r);
-  const first = lanes.run("k", () => gate);
-  const second = lanes.run("k", () => Promise.resolve());
-  await assert.rejects(lanes.run("k", () => Promise.resolve()), LaneFullError);
+  const offered: string[] = [];
+  const item = (name: string, wait?: Promise<void>) => {
+    offered.push(name);
+    return lanes.run("k", async () => {
+      log.push(name);
+      await wait;
+    }).then(() => name);
+  };
+  const all = [item("a", gate), item("b"), item("c"), item("d")];
+  // c and d are held back: nothing of theirs has run, and they have not been refused.
+  await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual(log, ["a"]);
   release();
-  await Promise.all([first, second]);
-  await lanes.run("k", () => Promise.resolve());
+  assert.deepEqual(await Promise.all(all), ["a", "b", "c", "d"]);
+  assert.deepEqual(log, offered);
   await lanes.idle();
+});
+
+Deno.test("lanes: idle waits for offers still waiting for room", async () => {
+  const lanes = new Lanes({ count: 1, capacity: 1 });
+  const done: string[] = [];
+  for (const name of ["a", "b", "c"]) {
+    void lanes.run("k", async () => {
+      await new Promise((r) => setTimeout(r, 5));
+      done.push(name);
+    });
+  }
+  await lanes.idle();
+  assert.deepEqual(done, ["a", "b", "c"]);
 });

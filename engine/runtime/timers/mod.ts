@@ -12,7 +12,6 @@
  * @module
  */
 import { newId } from "../../core/ids.ts";
-import { LaneFullError } from "../dispatch/lanes.ts";
 import { releaseLease, tryLease } from "../leases.ts";
 import { PollLoop } from "../poll_loop.ts";
 import type { RuntimeContext, RuntimeService } from "../services.ts";
@@ -112,18 +111,19 @@ class TimerPoller implements TimerService {
     return full && [...fired, ...outcomes].some((o) => o === "fired");
   }
 
-  /** Runs `work` on the key's lane; a full lane or a failure defers it to a later poll. */
+  /**
+   * Runs `work` on the key's lane (a full lane holds the poll back until it
+   * has room); a failure defers it to a later poll.
+   */
   async #onLane<T>(key: string, work: (lane: number) => Promise<T>): Promise<T | "deferred"> {
     try {
       return await this.#ctx.lanes.run(key, work);
     } catch (error) {
-      if (!(error instanceof LaneFullError)) {
-        this.#ctx.logger.error("firing a timer failed; the next poll tries again", {
-          code: "SUTRA.TIMER.FIRE_FAILED",
-          key,
-          error: error instanceof Error ? error.stack ?? error.message : String(error),
-        });
-      }
+      this.#ctx.logger.error("firing a timer failed; the next poll tries again", {
+        code: "SUTRA.TIMER.FIRE_FAILED",
+        key,
+        error: error instanceof Error ? error.stack ?? error.message : String(error),
+      });
       return "deferred";
     }
   }
