@@ -177,7 +177,8 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
           stores,
           auditJournal,
           deleteAtCompletion,
-          owner: `${replicaId}/admin`,
+          // Its own owner per call: never a lane's, and never re-entrant with another call.
+          owner: `${replicaId}/admin-${newId()}`,
         }, id),
     });
 

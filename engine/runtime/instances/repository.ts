@@ -36,8 +36,12 @@ export interface ClaimKey {
 }
 
 /**
- * Compare-and-set claim on the instance row: taken only when nobody holds
- * it and the instance is live. A held claim is a refusal, never a wait.
+ * Compare-and-set claim on the instance row: taken when nobody holds it, or
+ * when its holder is this same owner, and the instance is live. A claim held
+ * by another owner is a refusal, never a wait. Owners are lane-scoped, and a
+ * lane runs one step at a time, so the same owner re-claiming is the same
+ * lane coming back (after a release that failed, say), never two steps at
+ * once.
  *
  * The claim commits without waiting for its log flush (`synchronous_commit`
  * off for its own transaction only): it is visible to every other session
@@ -54,7 +58,7 @@ export async function claimInstance(
     { deployment_id: string; process_id: string; snapshot: Uint8Array }
   >(
     `update instances set owner = $3, claimed_at = now()
-      where tenant = $1 and instance_id = $2 and owner is null
+      where tenant = $1 and instance_id = $2 and (owner is null or owner = $3)
         and status in ('RUNNING', 'SUSPENDED')
         and (select set_config('synchronous_commit', 'off', true)) = 'off'
       returning deployment_id, process_id, snapshot`,

@@ -1,0 +1,27 @@
+/**
+ * The instance claim: a compare-and-set that another owner's claim refuses
+ * and the same (lane-scoped) owner may take again.
+ */
+import assert from "node:assert/strict";
+import { ENGINE_MIGRATIONS, migrate } from "../../engine/persistence/mod.ts";
+import { claimInstance, releaseClaim } from "../../engine/runtime/instances/repository.ts";
+import { eachDatabase } from "../support/test_database.ts";
+
+eachDatabase("a claim refuses other owners and is re-entrant for its own", async (db) => {
+  await migrate(db, ENGINE_MIGRATIONS);
+  await db.query(
+    `insert into instances (instance_id, deployment_id, process_id, status, snapshot)
+     values ('i-1', 'd', 'p', 'RUNNING', '\\x01'), ('i-2', 'd', 'p', 'COMPLETED', '\\x02')`,
+  );
+  const lane0 = { tenant: "default", instanceId: "i-1", owner: "r1/lane-0" };
+  const lane1 = { ...lane0, owner: "r1/lane-1" };
+  const claimed = await claimInstance(db, lane0);
+  assert.equal(typeof claimed === "object" && claimed.deploymentId, "d");
+  assert.equal(await claimInstance(db, lane1), "held");
+  // The same lane coming back (its release never happened) gets it again.
+  assert.equal(typeof await claimInstance(db, lane0), "object");
+  await releaseClaim(db, lane0);
+  assert.equal(typeof await claimInstance(db, lane1), "object");
+  assert.equal(await claimInstance(db, { ...lane0, instanceId: "i-2" }), "not-active");
+  assert.equal(await claimInstance(db, { ...lane0, instanceId: "i-3" }), "missing");
+});
