@@ -110,6 +110,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     const auditJournal = config.require(AUDIT_SQL);
     const retentionMs = config.require(INSTANCE_RETENTION);
     const deleteAtCompletion = retentionMs === 0;
+    const claimTimeoutMs = config.require(CLAIM_STUCK_AFTER);
 
     const router = new Router(logger.child("http"));
     const admin = await createAdminGate({ config, logger: logger.child("admin"), env });
@@ -149,6 +150,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       capBytes: config.require(PAYLOAD_CAP_BYTES),
       auditJournal,
       deleteAtCompletion,
+      claimTimeoutMs,
     });
     // Requests still queued on a lane finish before the database closes.
     stoppers.push(() => lanes.idle());
@@ -177,6 +179,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
           stores,
           auditJournal,
           deleteAtCompletion,
+          claimTimeoutMs,
           // Its own owner per call: never a lane's, and never re-entrant with another call.
           owner: `${replicaId}/admin-${newId()}`,
         }, id),
@@ -197,6 +200,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       stores,
       auditJournal,
       deleteAtCompletion,
+      claimTimeoutMs,
     };
     const timers = await startTimers(context);
     stoppers.push(() => timers.stop());
@@ -220,7 +224,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       logger: logger.child("sweeps"),
       owner: replicaId,
       redrive: (capture) => dispatcher.runCaptured(capture),
-      claimTimeoutMs: config.require(CLAIM_STUCK_AFTER),
+      claimTimeoutMs,
       retentionMs,
       orphanAfterMs: config.require(INBOX_REDRIVE_AFTER),
       intervalMs: config.require(ENGINE_SWEEP_INTERVAL),

@@ -40,6 +40,8 @@ export interface RuntimeContext {
   readonly auditJournal: boolean;
   /** Whether instances are deleted as they complete (`sutra.instance.retention` PT0S). */
   readonly deleteAtCompletion: boolean;
+  /** Age at which another owner's claim is stale (`sutra.instance.claim-timeout`). */
+  readonly claimTimeoutMs: number;
 }
 
 /** What stepping an instance needs, from the engine's parts. */
@@ -51,6 +53,7 @@ export function stepContext(ctx: RuntimeContext): AdvanceOptions {
     registry: ctx.deployments.registry,
     auditJournal: ctx.auditJournal,
     deleteAtCompletion: ctx.deleteAtCompletion,
+    claimTimeoutMs: ctx.claimTimeoutMs,
   };
 }
 

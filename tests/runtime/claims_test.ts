@@ -1,6 +1,7 @@
 /**
- * The instance claim: a compare-and-set that another owner's claim refuses
- * and the same (lane-scoped) owner may take again.
+ * The instance claim: a compare-and-set that another owner's live claim
+ * refuses, the same (lane-scoped) owner may take again, and a stale claim
+ * (older than the claim timeout) gives way to.
  */
 import assert from "node:assert/strict";
 import { ENGINE_MIGRATIONS, migrate } from "../../engine/persistence/mod.ts";
@@ -24,4 +25,25 @@ eachDatabase("a claim refuses other owners and is re-entrant for its own", async
   assert.equal(typeof await claimInstance(db, lane1), "object");
   assert.equal(await claimInstance(db, { ...lane0, instanceId: "i-2" }), "not-active");
   assert.equal(await claimInstance(db, { ...lane0, instanceId: "i-3" }), "missing");
+});
+
+eachDatabase("a stale claim is taken over; a fresh one is not", async (db) => {
+  await migrate(db, ENGINE_MIGRATIONS);
+  await db.query(
+    `insert into instances (instance_id, deployment_id, process_id, status, snapshot, owner, claimed_at)
+     values ('old', 'd', 'p', 'RUNNING', '\\x01', 'dead/lane-0', now() - interval '10 minutes'),
+            ('new', 'd', 'p', 'RUNNING', '\\x01', 'busy/lane-0', now())`,
+  );
+  const me = { tenant: "default", owner: "r2/lane-3" };
+  const stale = { staleAfterMs: 300_000 };
+  assert.equal(await claimInstance(db, { ...me, instanceId: "old" }), "held", "no timeout given");
+  assert.equal(typeof await claimInstance(db, { ...me, instanceId: "old" }, stale), "object");
+  assert.equal(await claimInstance(db, { ...me, instanceId: "new" }, stale), "held");
+  const { rows } = await db.query<{ instance_id: string; owner: string }>(
+    "select instance_id, owner from instances order by 1",
+  );
+  assert.deepEqual(rows, [
+    { instance_id: "new", owner: "busy/lane-0" },
+    { instance_id: "old", owner: "r2/lane-3" },
+  ]);
 });

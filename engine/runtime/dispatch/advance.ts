@@ -109,6 +109,8 @@ export type ResumeCommit = Pick<CommitTarget, "capture" | "dedup">;
 /** Options for {@link advanceInstance}. */
 export interface AdvanceOptions extends StepContext {
   readonly registry: DeploymentRegistry;
+  /** A claim older than this is stale and taken over (`sutra.instance.claim-timeout`). */
+  readonly claimTimeoutMs?: number;
 }
 
 /**
@@ -121,7 +123,7 @@ export async function advanceInstance(
   choose: (loaded: LoadedInstance) => Choice | Promise<Choice>,
   commit: ResumeCommit = {},
 ): Promise<Advanced> {
-  const claimed = await claimInstance(o.db, key);
+  const claimed = await claimInstance(o.db, key, { staleAfterMs: o.claimTimeoutMs });
   if (claimed === "held") return { kind: "held" };
   if (claimed === "missing" || claimed === "not-active") return { kind: "gone", why: claimed };
   let committed = false;

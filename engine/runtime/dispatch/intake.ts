@@ -71,6 +71,8 @@ export interface DispatcherOptions {
   readonly auditJournal?: boolean;
   /** Delete instances as they complete (`sutra.instance.retention` PT0S). */
   readonly deleteAtCompletion?: boolean;
+  /** A claim older than this is stale and taken over (`sutra.instance.claim-timeout`). */
+  readonly claimTimeoutMs?: number;
 }
 
 // Refusals a later redrive may get past; "failed" only for an idempotent process (see redrives).

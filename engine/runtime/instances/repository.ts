@@ -35,13 +35,25 @@ export interface ClaimKey {
   readonly owner: string;
 }
 
+/** How a claim treats one another owner holds. */
+export interface ClaimOptions {
+  /**
+   * A claim taken longer ago than this is stale (its owner presumed dead,
+   * `sutra.instance.claim-timeout`) and is taken over; without it, only the
+   * stuck-claim sweep frees it.
+   */
+  readonly staleAfterMs?: number;
+}
+
 /**
- * Compare-and-set claim on the instance row: taken when nobody holds it, or
- * when its holder is this same owner, and the instance is live. A claim held
- * by another owner is a refusal, never a wait. Owners are lane-scoped, and a
- * lane runs one step at a time, so the same owner re-claiming is the same
- * lane coming back (after a release that failed, say), never two steps at
- * once.
+ * Compare-and-set claim on the instance row: taken when nobody holds it,
+ * when its holder is this same owner, or when the holder's claim is stale,
+ * and the instance is live. A live claim of another owner is a refusal,
+ * never a wait. Owners are lane-scoped, and a lane runs one step at a time,
+ * so the same owner re-claiming is the same lane coming back (after a
+ * release that failed, say), never two steps at once. A stale claim taken
+ * over from a slow owner is safe too: that owner's commit names its claim
+ * and no longer matches.
  *
  * The claim commits without waiting for its log flush (`synchronous_commit`
  * off for its own transaction only): it is visible to every other session
@@ -53,16 +65,20 @@ export async function claimInstance(
   // A database, never a transaction: the relaxed flush must not spread to a caller's writes.
   db: Database,
   key: ClaimKey,
+  options: ClaimOptions = {},
 ): Promise<ClaimedInstance | ClaimRefusal> {
+  const staleAfter = options.staleAfterMs === undefined ? null : options.staleAfterMs / 1000;
   const { rows } = await db.query<
     { deployment_id: string; process_id: string; snapshot: Uint8Array }
   >(
     `update instances set owner = $3, claimed_at = now()
-      where tenant = $1 and instance_id = $2 and (owner is null or owner = $3)
+      where tenant = $1 and instance_id = $2
+        and (owner is null or owner = $3
+          or claimed_at < now() - make_interval(secs => $4::double precision))
         and status in ('RUNNING', 'SUSPENDED')
         and (select set_config('synchronous_commit', 'off', true)) = 'off'
       returning deployment_id, process_id, snapshot`,
-    [key.tenant, key.instanceId, key.owner],
+    [key.tenant, key.instanceId, key.owner, staleAfter],
   );
   if (rows.length === 1) {
     const r = rows[0];
