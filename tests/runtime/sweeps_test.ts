@@ -115,3 +115,38 @@ eachDatabase(
     await sweeper.stop();
   },
 );
+
+eachDatabase("the replica holding the sweep leases keeps them between its sweeps", async (db) => {
+  await migrate(db, ENGINE_MIGRATIONS);
+  const sweeper = (owner: string) =>
+    new Sweeper({
+      db,
+      logger: createLogger("sweeps", { filter: "error", write: () => {} }),
+      owner,
+      redrive: () => Promise.resolve(),
+      claimTimeoutMs: 300_000,
+      retentionMs: 86_400_000,
+      orphanAfterMs: 30_000,
+      intervalMs: 10_000,
+      claimSweepMs: 60_000,
+      retentionSweepMs: 3_600_000,
+    });
+  const [first, second] = [sweeper("r1"), sweeper("r2")];
+  await first.sweepOnce();
+  // The leases lapse, but the holder's next tick (no sweep due) renews them before anyone else's.
+  await db.query("update leases set expires_at = now() - interval '1 second'");
+  await first.sweepOnce();
+  await second.sweepOnce();
+  const { rows } = await db.query<{ role: string; owner: string }>(
+    "select role, owner from leases order by role",
+  );
+  assert.deepEqual(rows, [{ role: "retention", owner: "r1" }, { role: "sweeps", owner: "r1" }]);
+  await instance(db, "stuck-3", "RUNNING", { owner: "dead/lane-0", claimedAgo: "10 minutes" });
+  await second.sweepOnce();
+  const { rows: claims } = await db.query<{ owner: string | null }>(
+    "select owner from instances where instance_id = 'stuck-3'",
+  );
+  assert.deepEqual(claims, [{ owner: "dead/lane-0" }], "the standby replica swept nothing");
+  await first.stop();
+  await second.stop();
+});

@@ -132,9 +132,10 @@ export class Sweeper {
     ) {
       await o.redrive(capture);
     }
+    // The lease is renewed on every tick, so its holder keeps it between the sweeps it runs.
     if (
-      this.#due("claims", o.claimSweepMs) &&
-      await tryLease(o.db, { role: "sweeps", owner: o.owner })
+      await tryLease(o.db, { role: "sweeps", owner: o.owner }) &&
+      this.#due("claims", o.claimSweepMs)
     ) {
       const released = await releaseStuckClaims(o.db, o.claimTimeoutMs);
       if (released > 0) {
@@ -142,8 +143,8 @@ export class Sweeper {
       }
     }
     if (
-      this.#due("retention", o.retentionSweepMs) &&
-      await tryLease(o.db, { role: "retention", owner: o.owner })
+      await tryLease(o.db, { role: "retention", owner: o.owner }) &&
+      this.#due("retention", o.retentionSweepMs)
     ) {
       await purgeExpired(o.db, o.retentionMs);
     }
