@@ -321,11 +321,15 @@ export const CODES = {
   "SUTRA.CLI.ENGINE_RESPONSE_INVALID": "The engine answered with a body that is not JSON.",
   "SUTRA.CLI.ENGINE_UNREACHABLE": "The CLI cannot connect to --engine-url.",
   "SUTRA.DEPLOY.ARCHIVE_TOO_LARGE": "The upload exceeds sutra.deployments.max-archive-bytes (413).",
+  "SUTRA.DEPLOY.CALLBACK_INVALID":
+    "A deploy's callback= is not an absolute http:// or https:// URL (400); nothing is stored.",
   "SUTRA.DEPLOY.CONFLICT": "Concurrent deploys kept changing the slot; retrying is safe (409).",
   "SUTRA.DEPLOY.LINT_FAILED":
     "The archive is intact but its package fails the deploy-time checks (422); all findings follow.",
   "SUTRA.DEPLOY.LOAD_FAILED":
     "A stored deployment cannot be loaded at boot and is not served (log only).",
+  "SUTRA.DEPLOY.NOTIFY_UNSUPPORTED":
+    "A deploy's notify= names a broker, and this build links no broker transport (400).",
   "SUTRA.DEPLOY.PENDING_TAKEN_OVER":
     "An async deploy stayed pending past sutra.deployments.pending-takeover; this replica activates it again (log only).",
   "SUTRA.DEPLOY.TENANT_MISMATCH":

@@ -14,6 +14,7 @@ import { RUNTIME_MIGRATION } from "./migrations/v0002_runtime.ts";
 import { SCHEDULES_MIGRATION } from "./migrations/v0003_schedules.ts";
 import { EXTERNAL_TASKS_MIGRATION } from "./migrations/v0004_external_tasks.ts";
 import { PENDING_DEPLOYMENTS_MIGRATION } from "./migrations/v0005_pending_deployments.ts";
+import { DEPLOYMENT_NOTIFY_MIGRATION } from "./migrations/v0006_deployment_notify.ts";
 
 /** Version 1: the leases that elect one engine per role (timers, sweeps, …). */
 const FOUNDATION = `
@@ -34,4 +35,5 @@ export const ENGINE_MIGRATIONS: readonly Migration[] = [
   SCHEDULES_MIGRATION,
   EXTERNAL_TASKS_MIGRATION,
   PENDING_DEPLOYMENTS_MIGRATION,
+  DEPLOYMENT_NOTIFY_MIGRATION,
 ];

@@ -159,3 +159,65 @@ Deno.test("a key carrying only the operate role cannot deploy", () =>
     assert.equal(forbidden.status, 403);
     assert.deepEqual(codes(forbidden), ["SUTRA.ADMIN.AUTH.FORBIDDEN"]);
   }, { SUTRA_ADMIN_AUTH_ROLES: "operate" }));
+
+/** The completion events the engine queued: destination, type and data. */
+async function queuedEvents(engine: TestEngine) {
+  const { rows } = await engine.db.query<{ destination: string; body: Uint8Array }>(
+    "select destination, body from outbox order by destination",
+  );
+  return rows.map((r) => {
+    const event = JSON.parse(new TextDecoder().decode(r.body));
+    return { destination: r.destination, type: event.type, data: event.data };
+  });
+}
+
+Deno.test("a deploy with callbacks queues its completion event for each, once settled", () =>
+  withEngine(async (engine) => {
+    const a = await sealRevision();
+    const hooks = ["https://hooks.example/a", "http://127.0.0.1:9/b"];
+    const query = hooks.map((h) => `callback=${encodeURIComponent(h)}`).join("&");
+    const accepted = await send(engine, "POST", `/admin/deployments?async=true&${query}`, {
+      body: a.bytes,
+    });
+    assert.equal(accepted.status, 202);
+    for (let i = 0; i < 200 && (await queuedEvents(engine)).length < 2; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const data = { deploymentId: a.deploymentId, slot: SLOT, revision: "1.0.0", status: "Active" };
+    assert.deepEqual(await queuedEvents(engine), [
+      { destination: hooks[1], type: "com.sutra.deployment.activated", data },
+      { destination: hooks[0], type: "com.sutra.deployment.activated", data },
+    ]);
+
+    // A failed deploy says so, with its reason.
+    const bad = await sealLintFailure();
+    const refused = await send(engine, "POST", `/admin/deployments?callback=${hooks[0]}`, {
+      body: bad.bytes,
+    });
+    assert.equal(refused.status, 422);
+    const failed = (await queuedEvents(engine)).filter((e) =>
+      e.type === "com.sutra.deployment.failed"
+    );
+    assert.equal(failed.length, 1);
+    assert.equal(failed[0].data.deploymentId, bad.deploymentId);
+    assert.equal(failed[0].data.status, "Failed");
+    assert.equal(failed[0].data.error.code, "SUTRA.DEPLOY.LINT_FAILED");
+  }));
+
+Deno.test("a malformed callback or a broker notify is refused and stores nothing", () =>
+  withEngine(async (engine) => {
+    const a = await sealRevision();
+    const refused = await send(
+      engine,
+      "POST",
+      "/admin/deployments?async=true&callback=ftp%3A%2F%2Fx&notify=kafka%3A%2F%2Fb%2Fdeploys",
+      { body: a.bytes },
+    );
+    assert.equal(refused.status, 400);
+    assert.deepEqual(codes(refused), [
+      "SUTRA.DEPLOY.CALLBACK_INVALID",
+      "SUTRA.DEPLOY.NOTIFY_UNSUPPORTED",
+    ]);
+    const { rows } = await engine.db.query("select 1 from deployments");
+    assert.equal(rows.length, 0);
+  }));

@@ -503,3 +503,55 @@ eachDatabase("a stored deployment this build cannot load is logged and not serve
     await second.close();
   }
 });
+
+/** The completion events queued in the outbox: destination, type and data. */
+async function completionEvents(db: Database) {
+  const { rows } = await db.query<{ destination: string; body: Uint8Array; content_type: string }>(
+    "select destination, body, content_type from outbox order by destination",
+  );
+  return rows.map((r) => {
+    const event = JSON.parse(new TextDecoder().decode(r.body));
+    assert.equal(r.content_type, "application/cloudevents+json");
+    return { destination: r.destination, type: event.type, data: event.data };
+  });
+}
+
+eachDatabase(
+  "a taken-over deploy still sends the completion event its caller asked for",
+  async (db) => {
+    await migrateRuntime(db);
+    const clock = new ManualClock("2026-01-01T00:00:00Z");
+    const a = await sealRevision();
+    const row = store.newDeployment(a);
+    await store.markPending(db, row, "dead-replica", new Date(clock.now()), [
+      "https://hooks.example/deployed",
+    ]);
+    // A second caller of the same pending deploy adds its own destination.
+    assert.equal(await store.addNotify(db, row, ["https://other.example/hook"]), true);
+    clock.advance(120_000);
+    // Booting past the takeover window, the survivor takes the activation over.
+    const survivor = await serviceOn(db, { clock });
+    try {
+      await settles(survivor, a.deploymentId, "Active");
+      const data = {
+        deploymentId: a.deploymentId,
+        slot: SLOT,
+        revision: "1.0.0",
+        status: "Active",
+      };
+      assert.deepEqual(await completionEvents(db), [
+        {
+          destination: "https://hooks.example/deployed",
+          type: "com.sutra.deployment.activated",
+          data,
+        },
+        { destination: "https://other.example/hook", type: "com.sutra.deployment.activated", data },
+      ]);
+      // Sent once: the destinations went with the settled row.
+      await survivor.deploy(a.bytes);
+      assert.equal((await completionEvents(db)).length, 2);
+    } finally {
+      await survivor.close();
+    }
+  },
+);

@@ -1,6 +1,7 @@
 /**
  * The deployment HTTP surface: `POST /admin/deployments` (archive bytes in
- * the body, `?async=true` for 202-and-poll), `DELETE
+ * the body, `?async=true` for 202-and-poll, `&callback=<url>` for a
+ * completion event), `DELETE
  * /admin/deployments/{slotOrId}` behind the admin gate, and the operate
  * route `GET /sutra/deployments/{id}`.
  *
@@ -34,10 +35,14 @@ export function addDeploymentRoutes(router: Router, options: DeploymentRoutesOpt
     "/admin/deployments",
     admin.requireAdmin(
       refusals(async (request) => {
-        const asyncMode = new URL(request.url).searchParams.get("async") === "true";
+        const params = new URL(request.url).searchParams;
+        const notify = requestedDestinations(params);
         const bytes = await readCapped(request, options.maxArchiveBytes);
         if (bytes instanceof Response) return bytes;
-        const result = await service.deploy(bytes, { async: asyncMode });
+        const result = await service.deploy(bytes, {
+          async: params.get("async") === "true",
+          notify,
+        });
         if (result.phase === "Pending") {
           return jsonResponse(202, {
             deploymentId: result.deploymentId,
@@ -102,4 +107,45 @@ async function readCapped(request: Request, cap: number): Promise<Uint8Array | R
       `the archive exceeds ${cap} bytes (sutra.deployments.max-archive-bytes)`,
       { attributes: { limit: cap } },
     )]);
+}
+
+/** The query parameter naming a webhook for the completion event. */
+const CALLBACK_PARAM = "callback";
+/** The query parameter naming a broker destination for it (no broker transport in this build). */
+const NOTIFY_PARAM = "notify";
+
+/**
+ * Reads the completion-event destinations of a deploy request: every
+ * `callback` must be an absolute http(s) URL; `notify` needs a broker
+ * transport this build does not link. Every problem is reported at once.
+ */
+function requestedDestinations(params: URLSearchParams): string[] {
+  const problems = [];
+  const destinations: string[] = [];
+  for (const value of params.getAll(CALLBACK_PARAM)) {
+    let url: URL | undefined;
+    try {
+      url = new URL(value);
+    } catch {
+      url = undefined;
+    }
+    if (url && (url.protocol === "http:" || url.protocol === "https:")) {
+      destinations.push(url.toString());
+    } else {
+      problems.push(diagnostic(
+        "SUTRA.DEPLOY.CALLBACK_INVALID",
+        `callback '${value}' is not an absolute http:// or https:// URL`,
+        { attributes: { parameter: CALLBACK_PARAM, value } },
+      ));
+    }
+  }
+  for (const value of params.getAll(NOTIFY_PARAM)) {
+    problems.push(diagnostic(
+      "SUTRA.DEPLOY.NOTIFY_UNSUPPORTED",
+      `notify '${value}' needs a broker transport, and this build links none; use callback=<https-url>`,
+      { attributes: { parameter: NOTIFY_PARAM, value } },
+    ));
+  }
+  if (problems.length > 0) throw new DeploymentError(400, problems);
+  return destinations;
 }

@@ -40,6 +40,7 @@ import {
 } from "./registry.ts";
 import { addDeploymentRoutes } from "./routes.ts";
 import { MAX_ARCHIVE_BYTES, PENDING_TAKEOVER, SWEEP_INTERVAL } from "./settings.ts";
+import { queueCompletionEvents, type Settlement } from "./events.ts";
 import * as store from "./store.ts";
 import { errorMessage } from "../../core/errors.ts";
 
@@ -62,6 +63,14 @@ export interface DeploymentStatus {
   readonly drainedAt?: string;
   readonly retiredAt?: string;
   readonly failure?: { readonly code: string; readonly detail: string };
+}
+
+/** How a deploy is asked for. */
+export interface DeployOptions {
+  /** Answer `Pending` at once and activate in the background. */
+  readonly async?: boolean;
+  /** Where to send the completion event (CloudEvent) once the deploy settles. */
+  readonly notify?: readonly string[];
 }
 
 /** What a deploy call reports. */
@@ -130,7 +139,7 @@ export interface DeploymentService {
   /** Loads the active and draining set from the database and starts listening and sweeping. */
   boot(): Promise<void>;
   /** Verifies, stores and activates an archive; `async` returns once verified, as `Pending`. */
-  deploy(bytes: Uint8Array, options?: { readonly async?: boolean }): Promise<DeployResult>;
+  deploy(bytes: Uint8Array, options?: DeployOptions): Promise<DeployResult>;
   /** Drains a deployment, by id or by slot (its active revision). */
   undeploy(slotOrId: string): Promise<UndeployResult>;
   /** The status of one deployment, or undefined when unknown. */
@@ -244,7 +253,22 @@ export function createDeploymentService(options: DeploymentServiceOptions): Depl
     return read.archive;
   }
 
-  async function activate(bytes: Uint8Array): Promise<DeployResult> {
+  /** Records a failed deploy and queues its completion events, in one transaction. */
+  function recordFailed(
+    row: store.NewDeployment,
+    error: { readonly code: string; readonly detail: string },
+    notify: readonly string[] = [],
+  ): Promise<void> {
+    return db.transaction(async (tx) => {
+      await store.recordFailure(tx, row, error, now());
+      await queueCompletionEvents(tx, row, { status: "Failed", error }, notify);
+    });
+  }
+
+  async function activate(
+    bytes: Uint8Array,
+    notify: readonly string[] = [],
+  ): Promise<DeployResult> {
     const result: CompileResult = await compileArchive(bytes, {
       transports,
       limits,
@@ -253,16 +277,16 @@ export function createDeploymentService(options: DeploymentServiceOptions): Depl
     if (!result.ok) {
       if (result.stage === "archive") throw new DeploymentError(400, result.diagnostics);
       checkTenant(result.archive);
-      await store.recordFailure(db, store.newDeployment(result.archive), {
+      await recordFailed(store.newDeployment(result.archive), {
         code: "SUTRA.DEPLOY.LINT_FAILED",
         detail: result.diagnostics.slice(1).filter((d) => d.severity === "ERROR")
           .map(formatDiagnostic).join("\n"),
-      }, now());
+      }, notify);
       throw new DeploymentError(422, result.diagnostics);
     }
     const c = result.compiled;
     checkTenant(c.archive);
-    const flip = await flipWithRetry(c.archive);
+    const flip = await flipWithRetry(c.archive, notify);
     compiled.set(c.archive.deploymentId, c);
     unloadable.delete(c.archive.deploymentId);
     if (!flip.unchanged) {
@@ -286,10 +310,11 @@ export function createDeploymentService(options: DeploymentServiceOptions): Depl
   /** Two concurrent first deploys of a slot race on the one-active index; the loser retries. */
   async function flipWithRetry(
     archive: SealedArchive,
+    notify: readonly string[],
   ): Promise<{ unchanged: boolean; drained: string[] }> {
     for (let attempt = 1;; attempt++) {
       try {
-        return await flip(archive);
+        return await flip(archive, notify);
       } catch (error) {
         const raced = error instanceof SqlError && error.code === "23505";
         if (!raced) throw error;
@@ -307,32 +332,42 @@ export function createDeploymentService(options: DeploymentServiceOptions): Depl
     }
   }
 
-  function flip(archive: SealedArchive): Promise<{ unchanged: boolean; drained: string[] }> {
+  function flip(
+    archive: SealedArchive,
+    notify: readonly string[],
+  ): Promise<{ unchanged: boolean; drained: string[] }> {
     const row = store.newDeployment(archive);
     return db.transaction(async (tx) => {
       const at = now();
       const existing = await store.findById(tx, row.tenant, row.deploymentId, true);
+      let drained: string[] = [];
       if (existing?.status === "active") {
         await store.settlePending(tx, row.tenant, row.deploymentId);
-        return { unchanged: true, drained: [] };
+      } else {
+        drained = await store.drainSlot(tx, row.tenant, row.slot, row.deploymentId, at);
+        if (existing) await store.reactivate(tx, row.tenant, row.deploymentId, at);
+        else await store.insertActive(tx, row, at);
       }
-      const drained = await store.drainSlot(tx, row.tenant, row.slot, row.deploymentId, at);
-      if (existing) await store.reactivate(tx, row.tenant, row.deploymentId, at);
-      else await store.insertActive(tx, row, at);
-      return { unchanged: false, drained };
+      await queueCompletionEvents(tx, row, { status: "Active" }, notify);
+      return { unchanged: existing?.status === "active", drained };
     });
   }
 
   async function deploy(
     bytes: Uint8Array,
-    deployOptions: { readonly async?: boolean } = {},
+    deployOptions: DeployOptions = {},
   ): Promise<DeployResult> {
     if (closed) throw new Error("the deployment service is closed");
-    if (!deployOptions.async) return await activate(bytes);
+    const notify = deployOptions.notify ?? [];
+    if (!deployOptions.async) return await activate(bytes, notify);
     const archive = await verify(bytes);
     const id = archive.deploymentId;
+    const row = store.newDeployment(archive);
     const existing = await store.findById(db, scope, id);
     if (existing?.status === "active") {
+      if (notify.length > 0) {
+        await db.transaction((tx) => queueCompletionEvents(tx, row, { status: "Active" }, notify));
+      }
       return {
         ...summary(archive),
         phase: "Active",
@@ -341,8 +376,11 @@ export function createDeploymentService(options: DeploymentServiceOptions): Depl
         diagnostics: [],
       };
     }
-    if (await store.markPending(db, store.newDeployment(archive), replicaId, now())) {
+    if (await store.markPending(db, row, replicaId, now(), notify)) {
       inBackground(bytes, archive);
+    } else if (notify.length > 0 && !(await store.addNotify(db, row, notify))) {
+      // It settled between the two statements: tell the caller how.
+      await notifySettled(row, notify);
     }
     return {
       ...summary(archive),
@@ -351,6 +389,17 @@ export function createDeploymentService(options: DeploymentServiceOptions): Depl
       drained: [],
       diagnostics: [],
     };
+  }
+
+  /** Queues the completion events of a deploy that has already settled, from its row. */
+  async function notifySettled(row: store.NewDeployment, notify: readonly string[]): Promise<void> {
+    const settled = await store.findById(db, scope, row.deploymentId);
+    if (!settled || (settled.status !== "active" && settled.status !== "failed")) return;
+    const settlement: Settlement = settled.status === "active" ? { status: "Active" } : {
+      status: "Failed",
+      error: { code: settled.failureCode ?? "", detail: settled.failureDetail ?? "" },
+    };
+    await db.transaction((tx) => queueCompletionEvents(tx, row, settlement, notify));
   }
 
   /** Runs an activation the caller has marked pending; its failure is recorded, not thrown. */
@@ -367,7 +416,8 @@ export function createDeploymentService(options: DeploymentServiceOptions): Depl
       at,
       staleBefore: new Date(at.getTime() - takeoverMs),
     });
-    for (const { tenant, deploymentId, archive: bytes } of stale) {
+    for (const { archive: bytes, ...pending } of stale) {
+      const { deploymentId } = pending;
       const read = await readArchive(bytes, { uri: `stored deployment ${deploymentId}`, limits });
       if (!read.archive) {
         // Retrying cannot help: fail it once rather than take it over every window.
@@ -377,9 +427,10 @@ export function createDeploymentService(options: DeploymentServiceOptions): Depl
           deploymentId,
           diagnostics: detail,
         });
-        await store.abandonPending(db, { tenant, deploymentId }, {
-          code: "SUTRA.DEPLOY.LOAD_FAILED",
-          detail,
+        const error = { code: "SUTRA.DEPLOY.LOAD_FAILED", detail };
+        await db.transaction(async (tx) => {
+          await store.abandonPending(tx, pending, error);
+          await queueCompletionEvents(tx, pending, { status: "Failed", error });
         });
         continue;
       }
@@ -407,10 +458,8 @@ export function createDeploymentService(options: DeploymentServiceOptions): Depl
       deploymentId: archive.deploymentId,
       error: detail,
     });
-    await store.recordFailure(db, store.newDeployment(archive), {
-      code: "SUTRA.RUNTIME.UNEXPECTED",
-      detail,
-    }, now()).catch(() => {});
+    await recordFailed(store.newDeployment(archive), { code: "SUTRA.RUNTIME.UNEXPECTED", detail })
+      .catch(() => {});
   }
 
   async function undeploy(slotOrId: string): Promise<UndeployResult> {

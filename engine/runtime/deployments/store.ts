@@ -9,6 +9,8 @@
 import type { SealedArchive } from "../../package/mod.ts";
 import type { Queryable } from "../../persistence/mod.ts";
 
+type Labels = Readonly<Record<string, string>>;
+
 /** The stored states of a deployment. */
 export type StoredStatus = "pending" | "active" | "draining" | "retired" | "failed";
 
@@ -255,19 +257,62 @@ export async function markPending(
   row: NewDeployment,
   by: string,
   at: Date,
+  notify: readonly string[] = [],
 ): Promise<boolean> {
   const { rows } = await q.query(
     `insert into deployments
        (tenant, deployment_id, slot, labels, manifest, archive, status, created_at,
-        pending_since, pending_by)
-     values ($1, $2, $3, $4, $5, $6, 'pending', $7, $7, $8)
+        pending_since, pending_by, notify)
+     values ($1, $2, $3, $4, $5, $6, 'pending', $7, $7, $8, $9)
      on conflict (tenant, deployment_id) do update
-       set pending_since = excluded.pending_since, pending_by = excluded.pending_by
+       set pending_since = excluded.pending_since, pending_by = excluded.pending_by,
+           notify = excluded.notify
        where deployments.pending_since is null and deployments.status <> 'active'
      returning deployment_id`,
-    [row.tenant, row.deploymentId, row.slot, row.labels, row.manifest, row.archive, at, by],
+    [
+      row.tenant,
+      row.deploymentId,
+      row.slot,
+      row.labels,
+      row.manifest,
+      row.archive,
+      at,
+      by,
+      notify.length > 0 ? [...notify] : null,
+    ],
   );
   return rows.length === 1;
+}
+
+/** Adds completion-event destinations to an activation already pending; false when none is. */
+export async function addNotify(
+  q: Queryable,
+  key: { readonly tenant: string; readonly deploymentId: string },
+  notify: readonly string[],
+): Promise<boolean> {
+  const { rows } = await q.query(
+    `update deployments set notify = coalesce(notify, '[]'::jsonb) || $3::jsonb
+      where tenant = $1 and deployment_id = $2 and pending_since is not null
+      returning deployment_id`,
+    [key.tenant, key.deploymentId, [...notify]],
+  );
+  return rows.length === 1;
+}
+
+/** Takes (once) the completion-event destinations recorded for a deploy that is settling. */
+export async function takeNotify(
+  q: Queryable,
+  key: { readonly tenant: string; readonly deploymentId: string },
+): Promise<string[]> {
+  const { rows } = await q.query<{ notify: string[] }>(
+    `update deployments d set notify = null
+       from (select notify from deployments
+              where tenant = $1 and deployment_id = $2 and notify is not null for update) old
+      where d.tenant = $1 and d.deployment_id = $2
+      returning old.notify`,
+    [key.tenant, key.deploymentId],
+  );
+  return rows[0]?.notify ?? [];
 }
 
 /** Ends the pending marker of a revision that turned out to be active already. */
@@ -292,14 +337,24 @@ export async function takeOverPending(
   q: Queryable,
   scope: string | undefined,
   options: { readonly by: string; readonly at: Date; readonly staleBefore: Date },
-): Promise<{ tenant: string; deploymentId: string; archive: Uint8Array }[]> {
-  const { rows } = await q.query<{ tenant: string; deployment_id: string; archive: Uint8Array }>(
+): Promise<
+  { tenant: string; deploymentId: string; slot: string; labels: Labels; archive: Uint8Array }[]
+> {
+  const { rows } = await q.query<
+    { tenant: string; deployment_id: string; slot: string; labels: Labels; archive: Uint8Array }
+  >(
     `update deployments set pending_since = $3, pending_by = $2
       where ${IN_SCOPE} and pending_since < $4 and status <> 'active'
-      returning tenant, deployment_id, archive`,
+      returning tenant, deployment_id, slot, labels, archive`,
     [scope ?? null, options.by, options.at, options.staleBefore],
   );
-  return rows.map((r) => ({ tenant: r.tenant, deploymentId: r.deployment_id, archive: r.archive }));
+  return rows.map((r) => ({
+    tenant: r.tenant,
+    deploymentId: r.deployment_id,
+    slot: r.slot,
+    labels: r.labels,
+    archive: r.archive,
+  }));
 }
 
 /**
