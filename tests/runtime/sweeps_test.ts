@@ -78,22 +78,27 @@ eachDatabase(
   },
 );
 
+/** A sweeper for replica `owner`: claims stuck after 5 min, a day's retention, default cadences. */
+function sweeperOn(db: Database, owner: string): Sweeper {
+  return new Sweeper({
+    db,
+    logger: createLogger("sweeps", { filter: "error", write: () => {} }),
+    owner,
+    redrive: () => Promise.resolve(),
+    claimTimeoutMs: 300_000,
+    retentionMs: 86_400_000,
+    orphanAfterMs: 30_000,
+    intervalMs: 10_000,
+    claimSweepMs: 60_000,
+    retentionSweepMs: 3_600_000,
+  });
+}
+
 eachDatabase(
   "the sweeper runs the claim and retention sweeps on their own intervals, the first tick at once",
   async (db) => {
     await migrate(db, ENGINE_MIGRATIONS);
-    const sweeper = new Sweeper({
-      db,
-      logger: createLogger("sweeps", { filter: "error", write: () => {} }),
-      owner: "r1",
-      redrive: () => Promise.resolve(),
-      claimTimeoutMs: 300_000,
-      retentionMs: 86_400_000,
-      orphanAfterMs: 30_000,
-      intervalMs: 10_000,
-      claimSweepMs: 60_000,
-      retentionSweepMs: 3_600_000,
-    });
+    const sweeper = sweeperOn(db, "r1");
     const left = async () =>
       (await db.query<{ instance_id: string; owner: string | null }>(
         "select instance_id, owner from instances order by 1",
@@ -118,20 +123,7 @@ eachDatabase(
 
 eachDatabase("the replica holding the sweep leases keeps them between its sweeps", async (db) => {
   await migrate(db, ENGINE_MIGRATIONS);
-  const sweeper = (owner: string) =>
-    new Sweeper({
-      db,
-      logger: createLogger("sweeps", { filter: "error", write: () => {} }),
-      owner,
-      redrive: () => Promise.resolve(),
-      claimTimeoutMs: 300_000,
-      retentionMs: 86_400_000,
-      orphanAfterMs: 30_000,
-      intervalMs: 10_000,
-      claimSweepMs: 60_000,
-      retentionSweepMs: 3_600_000,
-    });
-  const [first, second] = [sweeper("r1"), sweeper("r2")];
+  const [first, second] = [sweeperOn(db, "r1"), sweeperOn(db, "r2")];
   await first.sweepOnce();
   // The leases lapse, but the holder's next tick (no sweep due) renews them before anyone else's.
   await db.query("update leases set expires_at = now() - interval '1 second'");

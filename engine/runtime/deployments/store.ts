@@ -55,6 +55,11 @@ export function newDeployment(archive: SealedArchive): NewDeployment {
   };
 }
 
+/** A new row's stored columns, in the order every insert below lists them. */
+function stored(row: NewDeployment): unknown[] {
+  return [row.tenant, row.deploymentId, row.slot, row.labels, row.manifest, row.archive];
+}
+
 interface RawRow {
   tenant: string;
   deployment_id: string;
@@ -232,17 +237,7 @@ export async function recordFailure(
                                  then excluded.failure_detail else deployments.failure_detail end,
            pending_since = null, pending_by = null
        where deployments.status in ('pending', 'failed') or deployments.pending_since is not null`,
-    [
-      row.tenant,
-      row.deploymentId,
-      row.slot,
-      row.labels,
-      row.manifest,
-      row.archive,
-      failure.code,
-      failure.detail,
-      at,
-    ],
+    [...stored(row), failure.code, failure.detail, at],
   );
 }
 
@@ -269,17 +264,7 @@ export async function markPending(
            notify = excluded.notify
        where deployments.pending_since is null and deployments.status <> 'active'
      returning deployment_id`,
-    [
-      row.tenant,
-      row.deploymentId,
-      row.slot,
-      row.labels,
-      row.manifest,
-      row.archive,
-      at,
-      by,
-      notify.length > 0 ? [...notify] : null,
-    ],
+    [...stored(row), at, by, notify.length > 0 ? [...notify] : null],
   );
   return rows.length === 1;
 }
