@@ -25,7 +25,8 @@ import { errorMessage } from "../engine/core/errors.ts";
 /** Variable holding the admin API key unless `--api-key-env` names another. */
 export const DEFAULT_API_KEY_ENV = "SUTRA_ADMIN_API_KEY";
 
-const DEPLOY_USAGE = `Usage: sutra deploy ARCHIVE --engine-url URL [--api] [--async] [options]
+const DEPLOY_USAGE =
+  `Usage: sutra deploy ARCHIVE --engine-url URL [--api] [--async] [--callback URL] [options]
        sutra deploy --watch DIR --engine-url URL [options]
 
 Uploads a sealed .sutra archive to a running engine (POST /admin/deployments).
@@ -43,6 +44,8 @@ Options:
   --api                 use the API path (the only path this build has)
   --async               submit, then poll GET /sutra/deployments/{id} until
                         the deployment settles
+  --callback URL        have the engine POST a CloudEvent to URL (http or
+                        https) once the deployment settles (Active or Failed)
   --api-key-env NAME    environment variable holding the admin API key
                         (default ${DEFAULT_API_KEY_ENV})
   --api-key-header H    header carrying the key (default x-api-key)
@@ -106,8 +109,10 @@ export function deployCommand(options: DeployCommandOptions): Command {
       const parsed = parseCommandArgs(args, {
         ...COMMON_FLAGS,
         async: { type: "boolean" },
+        callback: { type: "string" },
         watch: { type: "string" },
       });
+      const callback = stringFlag(parsed, "callback");
       const format = formatFlag(stringFlag(parsed, "format"));
       const connection = connect(parsed, io);
       const watch = stringFlag(parsed, "watch");
@@ -125,7 +130,7 @@ export function deployCommand(options: DeployCommandOptions): Command {
       const path = parsed.positionals[0];
       const bytes = await readBytes(path);
       const asyncMode = parsed.flags.async === true;
-      let answer = await upload(connection, bytes, asyncMode);
+      let answer = await upload(connection, bytes, { async: asyncMode, callback });
       if (answer.status === 202) {
         io.stderr(`deploy: ${answer.body.deploymentId} accepted; waiting for activation\n`);
         answer = await pollUntilSettled(connection, String(answer.body.deploymentId), options);
@@ -212,8 +217,16 @@ async function readBytes(path: string): Promise<Uint8Array> {
   }
 }
 
-function upload(connection: Connection, bytes: Uint8Array, asyncMode: boolean): Promise<Answer> {
-  return call(connection, `/admin/deployments${asyncMode ? "?async=true" : ""}`, {
+function upload(
+  connection: Connection,
+  bytes: Uint8Array,
+  how: { readonly async?: boolean; readonly callback?: string } = {},
+): Promise<Answer> {
+  const query = new URLSearchParams();
+  if (how.async) query.set("async", "true");
+  if (how.callback !== undefined) query.set("callback", how.callback);
+  const search = query.size > 0 ? `?${query}` : "";
+  return call(connection, `/admin/deployments${search}`, {
     method: "POST",
     headers: { "content-type": "application/octet-stream" },
     body: new Uint8Array(bytes),
@@ -367,7 +380,7 @@ async function deployOnce(
     return;
   }
   try {
-    const answer = await upload(connection, sealed.archive.bytes, false);
+    const answer = await upload(connection, sealed.archive.bytes);
     report(
       answer,
       "text",

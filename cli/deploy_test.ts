@@ -164,3 +164,25 @@ Deno.test("sutra deploy --watch deploys on start and on each clean change, skipp
       await Deno.remove(dir, { recursive: true });
     }
   }));
+
+Deno.test("sutra deploy --callback asks for the completion event; a bad URL is the engine's refusal", () =>
+  withEngine(async (engine, archive) => {
+    const hook = "https://hooks.example/deployed";
+    const run = captureIo({ env: keyed });
+    const code = await command.run(
+      [archive, "--async", "--callback", hook, "--engine-url", engine.url],
+      run.io,
+    );
+    assert.equal(code, 0, run.err());
+    const { rows } = await engine.db.query<{ destination: string }>(
+      "select destination from outbox",
+    );
+    assert.deepEqual(rows, [{ destination: hook }]);
+
+    const bad = captureIo({ env: keyed });
+    assert.equal(
+      await command.run([archive, "--callback", "not a url", "--engine-url", engine.url], bad.io),
+      1,
+    );
+    assert.match(bad.err(), /SUTRA\.DEPLOY\.CALLBACK_INVALID/);
+  }));
