@@ -85,7 +85,7 @@ export type {
   LoadedPackage,
   LoadPackageResult,
 } from "./load.ts";
-export { transportCatalog } from "./ports.ts";
+export { allowedTransports, transportCatalog } from "./ports.ts";
 export type { TransportCatalog } from "./ports.ts";
 export { byLocation, checkPackage, lintPackage, sealPackage } from "./check.ts";
 export type { CheckPackageOptions, CheckPackageResult, SealPackageResult } from "./check.ts";

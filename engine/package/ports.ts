@@ -12,10 +12,15 @@
  * transport registry satisfies this interface as it is (`has`, `names`).
  */
 export interface TransportCatalog {
-  /** True when a transport of this name is linked. */
+  /** True when a transport of this name is linked (and allowed). */
   has(name: string): boolean;
-  /** Every linked name, sorted, for messages. */
+  /** Every usable name, sorted, for messages. */
   names(): readonly string[];
+  /**
+   * Why `name` cannot be used, finishing "…rides transport 'x', which …";
+   * absent: this build does not link it.
+   */
+  unavailable?(name: string): string | undefined;
 }
 
 /** A catalog over a fixed list of names (tests, and builds that pin their transports). */
@@ -23,4 +28,25 @@ export function transportCatalog(names: Iterable<string>): TransportCatalog {
   const set = new Set(names);
   const sorted = [...set].sort();
   return { has: (name) => set.has(name), names: () => sorted };
+}
+
+/**
+ * `linked` narrowed to the names an operator allows (`sutra.allowed-transports`):
+ * a linked but disallowed transport is unavailable, and says so.
+ */
+export function allowedTransports(
+  linked: TransportCatalog,
+  allowed: readonly string[],
+): TransportCatalog {
+  const set = new Set(allowed);
+  const names = linked.names().filter((n) => set.has(n));
+  const list = [...set].sort().join(", ");
+  return {
+    has: (name) => set.has(name) && linked.has(name),
+    names: () => names,
+    unavailable: (name) =>
+      linked.has(name) && !set.has(name)
+        ? `this engine does not allow (sutra.allowed-transports: ${list})`
+        : undefined,
+  };
 }

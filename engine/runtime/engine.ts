@@ -28,6 +28,7 @@ import {
 } from "../persistence/mod.ts";
 import { collectSinks, transports } from "../core/transport.ts";
 import { PAYLOAD_CAP_BYTES } from "../intake/mod.ts";
+import { allowedTransports, type TransportCatalog } from "../package/mod.ts";
 import { createAdminGate } from "./admin_auth.ts";
 import { createDeploymentService, type DeploymentService } from "./deployments/mod.ts";
 import { boundChannels } from "./dispatch/channels.ts";
@@ -44,6 +45,7 @@ import { startExternalTasks } from "./external_tasks/mod.ts";
 import { startTimers } from "./timers/mod.ts";
 import { Sweeper } from "./sweeps/mod.ts";
 import {
+  ALLOWED_TRANSPORTS,
   AUDIT_SQL,
   CLAIM_STUCK_AFTER,
   DATASOURCE_EMBEDDED_DIR,
@@ -120,7 +122,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       clock,
       config,
       admin,
-      transports,
+      transports: allowedOf(config),
       replicaId,
     });
     stoppers.push(() => deployments.close());
@@ -389,4 +391,24 @@ async function stop(o: StopOptions): Promise<void> {
   for (const s of [...o.stoppers].reverse()) await s();
   await o.database.close();
   o.logger.info("sutra-engine stopped");
+}
+
+/**
+ * The transports deployments may use: every linked one, or those
+ * `sutra.allowed-transports` names, each of which must be linked.
+ */
+function allowedOf(config: Config): TransportCatalog {
+  const value = config.get(ALLOWED_TRANSPORTS);
+  if (value === undefined) return transports;
+  const names = value.split(",").map((n) => n.trim()).filter((n) => n !== "");
+  const unknown = names.filter((n) => !transports.has(n));
+  if (unknown.length > 0) {
+    throw new DiagnosticError(diagnostic(
+      "SUTRA.CONFIG.PROPERTY.INVALID",
+      `sutra.allowed-transports names ${unknown.map((n) => `'${n}'`).join(", ")}, which this ` +
+        `build does not link (linked: ${transports.names().join(", ")})`,
+      { attributes: { key: ALLOWED_TRANSPORTS.key } },
+    ));
+  }
+  return allowedTransports(transports, names);
 }

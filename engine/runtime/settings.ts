@@ -112,6 +112,14 @@ export const ENGINE_SHARDS = defineKey({
     "Execution lanes in this replica; work is routed to a lane by a stable hash of the instance id.",
 });
 
+/** The transports deployments may use (unset: every linked one). */
+export const ALLOWED_TRANSPORTS = defineKey({
+  key: "sutra.allowed-transports",
+  type: "string",
+  description:
+    "Comma-separated transports this engine accepts channels on (unset: every transport the build links); a deployment with a channel on another one is refused.",
+});
+
 /** Items a lane holds before new work waits for room (unset: unbounded). */
 export const SHARD_QUEUE_CAPACITY = defineKey({
   key: "sutra.engine.shard-queue-capacity",

@@ -51,10 +51,11 @@ function declarations(ctx: LintContext, channels: readonly ChannelDecl[]): Diagn
     }
     if (!ctx.transports.has(c.transport)) {
       const linked = ctx.transports.names();
+      const why = ctx.transports.unavailable?.(c.transport) ??
+        `this build does not link (linked: ${linked.length > 0 ? linked.join(", ") : "none"})`;
       out.push(diagnostic(
         "SUTRA.CONFIG.CHANNEL.TRANSPORT_UNAVAILABLE",
-        `channel '${c.name}' rides transport '${c.transport}', which this build ` +
-          `does not link (linked: ${linked.length > 0 ? linked.join(", ") : "none"})`,
+        `channel '${c.name}' rides transport '${c.transport}', which ${why}`,
         {
           source: file.locate(["channels", c.index, "transport"]),
           attributes: { channel: c.name, transport: c.transport },
