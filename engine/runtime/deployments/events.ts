@@ -9,7 +9,7 @@
  * @module
  */
 import { newId } from "../../core/mod.ts";
-import type { Queryable } from "../../persistence/mod.ts";
+import { type Queryable, valuesList } from "../../persistence/mod.ts";
 import { takeNotify } from "./store.ts";
 
 /** The deploy a completion event is about. */
@@ -44,8 +44,7 @@ export async function queueCompletionEvents(
   const type = settlement.status === "Active"
     ? "com.sutra.deployment.activated"
     : "com.sutra.deployment.failed";
-  const params: unknown[] = [];
-  const values = all.map((destination) => {
+  const rows = all.map((destination) => {
     const id = newId();
     const event = {
       specversion: "1.0",
@@ -63,8 +62,7 @@ export async function queueCompletionEvents(
         ...(settlement.status === "Failed" ? { error: settlement.error } : {}),
       },
     };
-    const first = params.length + 1;
-    params.push(
+    return [
       deploy.tenant,
       id,
       destination,
@@ -72,12 +70,13 @@ export async function queueCompletionEvents(
       new TextEncoder().encode(JSON.stringify(event)),
       "application/cloudevents+json",
       `${type}:${deploy.deploymentId}:${destination}`,
-    );
-    return `(${Array.from({ length: 7 }, (_, i) => `$${first + i}`).join(", ")})`;
+    ];
   });
+  const params: unknown[] = [];
+  const values = valuesList(params, rows);
   await q.query(
     `insert into outbox (tenant, outbox_id, destination, headers, body, content_type, idempotency_key)
-     values ${values.join(", ")}`,
+     values ${values}`,
     params,
   );
 }

@@ -7,7 +7,12 @@
  */
 import type { Effects, InstanceState } from "../../executor/mod.ts";
 import { isTerminal } from "../../executor/mod.ts";
-import type { Database, Queryable, Transaction } from "../../persistence/mod.ts";
+import {
+  type Database,
+  type Queryable,
+  type Transaction,
+  valuesList,
+} from "../../persistence/mod.ts";
 
 /** The durable status of an instance row. */
 export type InstanceRowStatus = "RUNNING" | "SUSPENDED" | "COMPLETED" | "TERMINATED" | "FAILED";
@@ -289,19 +294,6 @@ async function writeInstance(tx: Transaction, c: StepCommit, ended: boolean): Pr
     );
     if (updated.rowCount !== 1) throw new ClaimLostError(c.instanceId);
   }
-}
-
-/**
- * Appends `rows` to `params` and renders them as a `values` list, so each
- * table takes one statement per step: a round trip per row would dominate
- * short steps.
- */
-function valuesList(params: unknown[], rows: readonly (readonly unknown[])[]): string {
-  return rows.map((row) => {
-    const first = params.length + 1;
-    params.push(...row);
-    return `(${row.map((_, i) => `$${first + i}`).join(", ")})`;
-  }).join(", ");
 }
 
 async function writeOutbox(tx: Transaction, c: StepCommit): Promise<void> {
