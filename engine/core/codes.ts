@@ -347,6 +347,15 @@ export const CODES = {
   // Dispatch, transports and the outbox (see docs/runtime.md)
   "SUTRA.ACK.ON_COMPLETE_UNSUPPORTED":
     "The transport cannot hold on-complete, so the channel runs on-persist (warning).",
+  "SUTRA.ACK.DEFERRED_REGISTERED":
+    "A delivery's acknowledgement waits for its instances to end (debug).",
+  "SUTRA.ACK.DEFERRED_ACKED": "Every instance of a deferred delivery ended; acknowledged (debug).",
+  "SUTRA.ACK.DEFERRED_NACKED":
+    "An instance of a deferred delivery failed; the delivery is refused for good (info).",
+  "SUTRA.ACK.DEFERRED_OVERFLOW":
+    "The deferred-ack registry was full; its oldest delivery was released for redelivery (warning).",
+  "SUTRA.ACK.DEFERRED_TIMEOUT":
+    "A deferred delivery's instances did not end in time; released for redelivery (warning).",
   "SUTRA.INBOUND.AUTH.INVALID": "Wrong credential (401).",
   "SUTRA.INBOUND.AUTH.MISSING": "No credential on the request (401).",
   "SUTRA.INBOUND.CLOUDEVENT.INVALID": "A structured-mode body is not a CloudEvent (400).",

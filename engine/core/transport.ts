@@ -63,6 +63,30 @@ export interface InboundDelivery {
    * instance instead of running again.
    */
   readonly idempotencyKey?: string;
+  /**
+   * How the transport hears the delivery's acknowledgement when it holds
+   * one until the instance ends (`ack-mode: on-complete` on a transport
+   * that acknowledges later, such as `local`). It is settled exactly once
+   * when the delivery's outcome is `settled`, and never otherwise (the
+   * transport then acts on the outcome itself).
+   */
+  readonly deferral?: DeferredAck;
+}
+
+/** The late answer to a deferred delivery. */
+export type AckVerdict =
+  /** Every instance the delivery started or advanced has ended well. */
+  | { readonly kind: "ack" }
+  /**
+   * No acknowledgement: `permanent` when an instance failed (a redelivery
+   * would be answered the same way), otherwise the registry gave up holding
+   * it (overflow, timeout, shutdown) and a redelivery is the way forward.
+   */
+  | { readonly kind: "nack"; readonly permanent: boolean; readonly diagnostic: Diagnostic };
+
+/** The transport's side of a deferred acknowledgement. */
+export interface DeferredAck {
+  settle(verdict: AckVerdict): void;
 }
 
 /** The answer a synchronous caller gets (`q:reply`). */
@@ -132,6 +156,8 @@ export interface TransportContext {
   readonly logger: Logger;
   /** Resolves a secret reference (`env:`, `secret:`, `${…}`). */
   resolveSecret(reference: string): Promise<string>;
+  /** The longest a deferred acknowledgement stays pending before the engine settles it, milliseconds. */
+  readonly ackHoldMs: number;
 }
 
 /** A running transport. */
@@ -159,13 +185,26 @@ export interface OutboundMessage {
   readonly attempt: number;
 }
 
-/** What a sink made of one attempt. */
-export type SinkResult =
+/** The final word on one attempt. */
+export type SinkSettlement =
   | { readonly outcome: "delivered" }
-  /** Try again later. */
-  | { readonly outcome: "retry"; readonly error: string }
+  /** Try again later; `uncounted` when nothing failed (a deferral that timed out), so no attempt is spent. */
+  | { readonly outcome: "retry"; readonly error: string; readonly uncounted?: boolean }
   /** Can never succeed: stop trying. */
   | { readonly outcome: "poison"; readonly error: string };
+
+/** What a sink made of one attempt. */
+export type SinkResult =
+  | SinkSettlement
+  /**
+   * Handed over, the final word comes later (a deferred acknowledgement):
+   * the row stays claimed for `holdMs` while `settled` is pending.
+   */
+  | {
+    readonly outcome: "deferred";
+    readonly settled: Promise<SinkSettlement>;
+    readonly holdMs: number;
+  };
 
 /** Delivers outbox rows whose destination has this scheme by dialing something. */
 export interface RemoteSink extends Named {
@@ -193,7 +232,7 @@ export interface ParkingSink extends Named {
   /** The destination scheme (`pull`). */
   readonly name: string;
   readonly kind: "park";
-  park(message: OutboundMessage, tx: SinkTransaction): Promise<SinkResult>;
+  park(message: OutboundMessage, tx: SinkTransaction): Promise<SinkSettlement>;
 }
 
 /** Delivers outbox rows whose destination has this scheme. */

@@ -40,11 +40,15 @@ import { addHealthRoutes, type ReadinessCheck } from "./health.ts";
 import { Router } from "./http_router.ts";
 import { addInstanceRoutes } from "./instances/routes.ts";
 import { OutboxWorker } from "./outbox/worker.ts";
+import { DeferredAckRegistry } from "./acks/registry.ts";
 import type { RuntimeContext } from "./services.ts";
 import { startExternalTasks } from "./external_tasks/mod.ts";
 import { startTimers } from "./timers/mod.ts";
 import { Sweeper } from "./sweeps/mod.ts";
 import {
+  ACK_DEFERRED_CAPACITY,
+  ACK_DEFERRED_SWEEP_INTERVAL,
+  ACK_DEFERRED_TIMEOUT,
   ALLOWED_TRANSPORTS,
   AUDIT_SQL,
   CLAIM_STUCK_AFTER,
@@ -133,6 +137,14 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       count: config.require(ENGINE_SHARDS),
       capacity: config.get(SHARD_QUEUE_CAPACITY),
     });
+    const acks = new DeferredAckRegistry({
+      capacity: config.require(ACK_DEFERRED_CAPACITY),
+      timeoutMs: config.require(ACK_DEFERRED_TIMEOUT),
+      sweepMs: config.require(ACK_DEFERRED_SWEEP_INTERVAL),
+      logger: logger.child("acks"),
+    });
+    acks.start();
+    stoppers.push(() => Promise.resolve(acks.stop()));
     const stores = new DeploymentStores({
       registry: deployments.registry,
       resolve: defaultResolveContext(env),
@@ -153,6 +165,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       auditJournal,
       deleteAtCompletion,
       claimTimeoutMs,
+      acks,
     });
     // Requests still queued on a lane finish before the database closes.
     stoppers.push(() => lanes.idle());
@@ -164,6 +177,9 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
         http: router,
         logger: logger.child(`transport/${factory.name}`),
         resolveSecret: (reference) => resolveReference(reference, defaultResolveContext(env)),
+        // A hold is settled by the first sweep past its timeout.
+        ackHoldMs: config.require(ACK_DEFERRED_TIMEOUT) +
+          config.require(ACK_DEFERRED_SWEEP_INTERVAL),
       });
       stoppers.push(() => instance.stop());
       for (const sink of instance.sinks ?? []) sinks.register(sink);
@@ -182,6 +198,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
           auditJournal,
           deleteAtCompletion,
           claimTimeoutMs,
+          acks,
           // Its own owner per call: never a lane's, and never re-entrant with another call.
           owner: `${replicaId}/admin-${newId()}`,
         }, id),
@@ -203,6 +220,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       auditJournal,
       deleteAtCompletion,
       claimTimeoutMs,
+      acks,
     };
     const timers = await startTimers(context);
     stoppers.push(() => timers.stop());

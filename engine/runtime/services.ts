@@ -13,6 +13,7 @@ import type { Registry } from "../core/registry.ts";
 import type { TransportFactory } from "../core/transport.ts";
 import type { Database } from "../persistence/mod.ts";
 import type { AdminGate } from "./admin_auth.ts";
+import type { DeferredAckRegistry } from "./acks/registry.ts";
 import type { DeploymentService } from "./deployments/mod.ts";
 import type { AdvanceOptions } from "./dispatch/advance.ts";
 import type { Dispatcher } from "./dispatch/intake.ts";
@@ -42,6 +43,8 @@ export interface RuntimeContext {
   readonly deleteAtCompletion: boolean;
   /** Age at which another owner's claim is stale (`sutra.instance.claim-timeout`). */
   readonly claimTimeoutMs: number;
+  /** The acknowledgements held until their instances end. */
+  readonly acks: DeferredAckRegistry;
 }
 
 /** What stepping an instance needs, from the engine's parts. */
@@ -54,6 +57,7 @@ export function stepContext(ctx: RuntimeContext): AdvanceOptions {
     auditJournal: ctx.auditJournal,
     deleteAtCompletion: ctx.deleteAtCompletion,
     claimTimeoutMs: ctx.claimTimeoutMs,
+    acks: ctx.acks,
   };
 }
 

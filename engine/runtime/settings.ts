@@ -234,3 +234,35 @@ export const AUDIT_SQL = defineKey({
   description:
     "Write every instance's audit journal (started, node entered/left, completed …) to the engine database's audit_events table, in each step's transaction; off, GET /admin/instances/{id}/history answers an empty journal that says so.",
 });
+
+/** How many deferred acknowledgements one replica holds at once. */
+export const ACK_DEFERRED_CAPACITY = defineKey({
+  key: "sutra.ack.deferred.capacity",
+  type: "integer",
+  default: 10_000,
+  min: 1,
+  max: 10_000_000,
+  description:
+    "Deliveries an engine holds unacknowledged until their instances end (ack-mode on-complete on a transport that acknowledges late); beyond it the oldest is released for redelivery (SUTRA.ACK.DEFERRED_OVERFLOW).",
+});
+
+/** How long a deferred acknowledgement waits for its instances. */
+export const ACK_DEFERRED_TIMEOUT = defineKey({
+  key: "sutra.ack.deferred.timeout",
+  type: "duration",
+  default: 300_000,
+  min: 100,
+  max: 86_400_000,
+  description:
+    "A deferred acknowledgement whose instances have not all ended after this long is released for redelivery, which inbox dedup answers from the instance's state (SUTRA.ACK.DEFERRED_TIMEOUT).",
+});
+
+/** How often deferred acknowledgements are checked against their timeout. */
+export const ACK_DEFERRED_SWEEP_INTERVAL = defineKey({
+  key: "sutra.ack.deferred.sweep-interval",
+  type: "duration",
+  default: 10_000,
+  min: 100,
+  max: 3_600_000,
+  description: "How often the engine looks for deferred acknowledgements past their timeout.",
+});

@@ -78,11 +78,14 @@ Deno.test("the sink hands over the channel bound to the address, under the row's
     channels: () => [channel],
     deliver: (d) => {
       delivered.push(d);
+      // The engine settles a deferral whose instances have all ended at once.
+      d.deferral?.settle({ kind: "ack" });
       return Promise.resolve({ kind: "settled", instances: [] });
     },
     http: { add: () => {} },
     logger: undefined as never,
     resolveSecret: () => Promise.resolve(""),
+    ackHoldMs: 1_000,
   });
   const message = {
     destination: "local://x",

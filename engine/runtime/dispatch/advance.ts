@@ -103,8 +103,8 @@ export type Advanced =
     readonly state: InstanceState;
   };
 
-/** The parts of the commit a resumed step adds: the consumed capture and the dedup identity. */
-export type ResumeCommit = Pick<CommitTarget, "capture" | "dedup">;
+/** The parts of the commit a resumed step adds: the consumed capture, the dedup identity, the delivery's hold. */
+export type ResumeCommit = Pick<CommitTarget, "capture" | "dedup" | "hold">;
 
 /** Options for {@link advanceInstance}. */
 export interface AdvanceOptions extends StepContext {

@@ -37,6 +37,7 @@ import { groupCommitOf } from "./group_commit.ts";
 import { type Capture, markCaptured } from "./inbox.ts";
 import { type DedupKey, DuplicateDeliveryError, recordDelivery } from "./dedup.ts";
 import { errorMessage } from "../../core/errors.ts";
+import type { AckHold, DeferredAckRegistry } from "../acks/registry.ts";
 
 /** The instance a step ran on. */
 export interface CommitTarget {
@@ -61,6 +62,8 @@ export interface CommitTarget {
    * reaches the caller.
    */
   readonly also?: (tx: Transaction) => Promise<unknown>;
+  /** The deferred acknowledgement of the delivery the step consumed, named before the commit. */
+  readonly hold?: AckHold;
 }
 
 /** What a commit answers: the step settled, or the commit refused it and wrote nothing. */
@@ -73,10 +76,32 @@ export interface CommitOptions {
   readonly auditJournal?: boolean;
   /** Delete instances as they complete (`sutra.instance.retention` PT0S); kept when absent. */
   readonly deleteAtCompletion?: boolean;
+  /** Told of every instance a commit ends, for the acknowledgements held until then. */
+  readonly acks?: DeferredAckRegistry;
 }
 
-/** Commits a step that was not refused and answers the caller. */
+/**
+ * Commits a step that was not refused and answers the caller. The
+ * delivery's hold names the instance before the commit (nothing can end it
+ * elsewhere first: its aliases and waits are not written yet) and takes the
+ * name back when the commit does not go through.
+ */
 export async function commitResult(
+  o: CommitOptions,
+  t: CommitTarget,
+  r: StepResult & { refusal?: undefined },
+): Promise<CommitOutcome> {
+  t.hold?.expect(t.tenant, t.instanceId);
+  let outcome: CommitOutcome | undefined;
+  try {
+    outcome = await commitAndAnswer(o, t, r);
+    return outcome;
+  } finally {
+    if (outcome?.kind !== "settled") t.hold?.forget(t.tenant, t.instanceId);
+  }
+}
+
+async function commitAndAnswer(
   o: CommitOptions,
   t: CommitTarget,
   r: StepResult & { refusal?: undefined },
@@ -156,6 +181,7 @@ export async function commitResult(
     }
     throw error;
   }
+  o.acks?.ended(t.tenant, t.instanceId, state.status);
   const unfinished = await commitStores(t);
   if (unfinished) return { kind: "refused", refusal: "failed", diagnostics: [unfinished] };
   const reply = replyOf(effects);

@@ -39,7 +39,9 @@ import {
 } from "../../intake/mod.ts";
 import { CommitInDoubtError, type Database } from "../../persistence/mod.ts";
 import type { DeploymentRegistry } from "../deployments/registry.ts";
-import { instancesByAlias } from "../instances/repository.ts";
+import { instancesByAlias, instanceStatus } from "../instances/repository.ts";
+import type { AckHold, DeferredAckRegistry } from "../acks/registry.ts";
+import { errorMessage } from "../../core/errors.ts";
 import {
   acceptsType,
   buildChannelTable,
@@ -73,6 +75,8 @@ export interface DispatcherOptions {
   readonly deleteAtCompletion?: boolean;
   /** A claim older than this is stale and taken over (`sutra.instance.claim-timeout`). */
   readonly claimTimeoutMs?: number;
+  /** Where deliveries whose transport acknowledges once the instance ends wait. */
+  readonly acks: DeferredAckRegistry;
 }
 
 // Refusals a later redrive may get past; "failed" only for an idempotent process (see redrives).
@@ -269,9 +273,34 @@ export class Dispatcher {
     return this.#table;
   }
 
-  /** The whole pipeline for one message; never rejects. */
-  deliver(delivery: InboundDelivery): Promise<DeliveryOutcome> {
-    return this.#guarded(delivery);
+  /**
+   * The whole pipeline for one message; never rejects. A delivery carrying a
+   * deferral on an on-complete channel has it settled once every instance
+   * it started or advanced has ended (see `acks/registry.ts`).
+   */
+  async deliver(delivery: InboundDelivery): Promise<DeliveryOutcome> {
+    const channel = delivery.deferral && this.#table.get(delivery.channel);
+    if (!channel || channel.ackMode !== "on-complete") return await this.#guarded(delivery);
+    const hold = this.#o.acks.open(delivery.deferral!, channel.decl.name);
+    const outcome = await this.#guarded(delivery, undefined, {}, hold);
+    await this.#seal(hold, channel.tenant, outcome);
+    return outcome;
+  }
+
+  /** Seals a hold; an instance it learns of only now (a redelivery's) may have ended already. */
+  async #seal(hold: AckHold, tenant: string, outcome: DeliveryOutcome): Promise<void> {
+    for (const instanceId of hold.seal(tenant, outcome)) {
+      try {
+        const status = await instanceStatus(this.#o.db, tenant, instanceId);
+        this.#o.acks.ended(tenant, instanceId, status ?? "PURGED");
+      } catch (error) {
+        // The hold's timeout releases it for redelivery; the outcome stands.
+        this.#o.logger.warn("could not read a redelivered instance's status", {
+          instanceId,
+          error: errorMessage(error),
+        });
+      }
+    }
   }
 
   /**
@@ -327,9 +356,10 @@ export class Dispatcher {
     delivery: InboundDelivery,
     capture?: Capture,
     attempt: Attempt = {},
+    hold?: AckHold,
   ): Promise<DeliveryOutcome> {
     try {
-      return await this.#intake(delivery, capture, attempt);
+      return await this.#intake(delivery, capture, attempt, hold);
     } catch (error) {
       if (error instanceof CommitInDoubtError) {
         this.#o.logger.error(error.message, {
@@ -357,6 +387,7 @@ export class Dispatcher {
     delivery: InboundDelivery,
     receipt: Capture | undefined,
     attempt: Attempt,
+    hold: AckHold | undefined,
   ): Promise<DeliveryOutcome> {
     const channel = resolveChannel(this.#table, delivery.channel);
     if ("kind" in channel) return channel;
@@ -406,14 +437,15 @@ export class Dispatcher {
       return await captureInbound(this.#o.db, channel, delivery, (c) => this.runCaptured(c));
     }
     return consumer.role === "start"
-      ? await this.#starts(screened, consumer.routes, receipt)
-      : await this.#relay(screened, consumer, receipt);
+      ? await this.#starts(screened, consumer.routes, receipt, hold)
+      : await this.#relay(screened, consumer, receipt, hold);
   }
 
   async #starts(
     screened: Screened,
     routes: readonly Route[],
-    receipt?: Capture,
+    receipt: Capture | undefined,
+    hold: AckHold | undefined,
   ): Promise<DeliveryOutcome> {
     const outcomes: DeliveryOutcome[] = [];
     for (const route of routes) {
@@ -432,7 +464,7 @@ export class Dispatcher {
       outcomes.push(
         await this.#onLane(
           instanceId,
-          (lane) => runStart(this.#o, { screened, route, instanceId, lane, receipt, dedup }),
+          (lane) => runStart(this.#o, { screened, route, instanceId, lane, receipt, dedup, hold }),
         ),
       );
     }
@@ -442,7 +474,8 @@ export class Dispatcher {
   async #relay(
     screened: Screened,
     found: { route: Route; instanceId: string },
-    receipt?: Capture,
+    receipt: Capture | undefined,
+    hold: AckHold | undefined,
   ): Promise<DeliveryOutcome> {
     const dedup = dedupKeyOf(
       found.route,
@@ -455,7 +488,7 @@ export class Dispatcher {
     // The one handoff: resolved on the arrival lane, run on the instance's lane.
     return await this.#onLane(
       found.instanceId,
-      (lane) => runResume(this.#o, { screened, ...found, lane, receipt, dedup }),
+      (lane) => runResume(this.#o, { screened, ...found, lane, receipt, dedup, hold }),
     );
   }
 
@@ -501,6 +534,7 @@ interface StartWork {
   readonly lane: number;
   readonly receipt?: Capture;
   readonly dedup?: DedupKey;
+  readonly hold?: AckHold;
 }
 
 /** Stage 7a: a new instance — step, then insert it with everything the step produced. */
@@ -521,6 +555,7 @@ export async function runStart(o: DispatcherOptions, w: StartWork): Promise<Deli
     deployment: route.deployment,
     capture: w.receipt,
     dedup: w.dedup,
+    hold: w.hold,
     admission: {
       channel: screened.channel.decl.name,
       cap: screened.channel.decl.maxConcurrentInstances,
@@ -549,7 +584,7 @@ export async function runResume(o: DispatcherOptions, w: ResumeWork): Promise<De
       x.kind === "message" && plan.processById.get(x.process)?.nodes[x.node]?.id === nodeId
     );
     return wait ? resumeInput(wait.id, w.screened) : { leave: `is not parked at '${nodeId}'` };
-  }, { capture: w.receipt, dedup: w.dedup });
+  }, { capture: w.receipt, dedup: w.dedup, hold: w.hold });
   switch (advanced.kind) {
     case "committed":
       return advanced.outcome;

@@ -97,6 +97,19 @@ export async function claimInstance(
   return seen[0].owner !== null ? "held" : "not-active";
 }
 
+/** An instance's row status, or undefined when there is no row (never was, or purged). */
+export async function instanceStatus(
+  db: Queryable,
+  tenant: string,
+  instanceId: string,
+): Promise<InstanceRowStatus | undefined> {
+  const { rows } = await db.query<{ status: InstanceRowStatus }>(
+    "select status from instances where tenant = $1 and instance_id = $2",
+    [tenant, instanceId],
+  );
+  return rows[0]?.status;
+}
+
 /** Releases a claim this owner holds (every exit that does not commit). */
 export async function releaseClaim(db: Queryable, key: ClaimKey): Promise<void> {
   await db.query(

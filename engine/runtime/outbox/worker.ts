@@ -15,6 +15,13 @@
  * from the row's own deployment and instance; every other sink gets the
  * headers with any copies of them removed.
  *
+ * A sink may also answer later (`deferred`: a `local` hand-off to an
+ * on-complete channel is acknowledged once the receiving instance ends).
+ * The row then stays claimed for the sink's hold window and is settled
+ * when the answer comes, without holding up the rest of the batch; a
+ * stopping worker gives such rows back, so a restarted or other replica
+ * delivers them again (inbox dedup answers the copy).
+ *
  * @module
  */
 import { newId } from "../../core/ids.ts";
@@ -29,6 +36,7 @@ import {
   type ParkingSink,
   type Sink,
   type SinkResult,
+  type SinkSettlement,
 } from "../../core/transport.ts";
 import type { Database } from "../../persistence/mod.ts";
 import { PollLoop } from "../poll_loop.ts";
@@ -97,6 +105,9 @@ function messageOf(row: Row, headers: Readonly<Record<string, string>>): Outboun
 export class OutboxWorker {
   readonly #o: OutboxWorkerOptions;
   readonly #loop: PollLoop;
+  /** Rows whose sink answers later, by outbox id. */
+  readonly #deferred = new Map<string, Row>();
+  #stopped = false;
 
   constructor(options: OutboxWorkerOptions) {
     this.#o = options;
@@ -148,7 +159,27 @@ export class OutboxWorker {
     } catch (error) {
       result = { outcome: "retry", error: errorMessage(error) };
     }
-    await this.#record(row, result);
+    if (result.outcome === "deferred") await this.#defer(row, result.settled, result.holdMs);
+    else await this.#record(row, result);
+  }
+
+  /** Keeps the row claimed while its answer is pending, and records the answer when it comes. */
+  async #defer(row: Row, settled: Promise<SinkSettlement>, holdMs: number): Promise<void> {
+    await this.#o.db.query(
+      `update outbox set claimed_until = now() + make_interval(secs => $4)
+        where tenant = $1 and outbox_id = $2 and claimed_by = $3`,
+      [row.tenant, row.outbox_id, this.#o.owner, (holdMs + (this.#o.claimMs ?? 60_000)) / 1000],
+    );
+    this.#deferred.set(row.outbox_id, row);
+    settled
+      .then((result) => this.#stopped ? undefined : this.#record(row, result))
+      .catch((error) =>
+        this.#o.logger.error("recording a deferred delivery failed", {
+          outboxId: row.outbox_id,
+          error: errorMessage(error),
+        })
+      )
+      .finally(() => this.#deferred.delete(row.outbox_id));
   }
 
   /**
@@ -157,7 +188,7 @@ export class OutboxWorker {
    * reclaimed by another replica after this claim expired, in which case the
    * park rolled back and that replica owns the delivery).
    */
-  async #park(sink: ParkingSink, row: Row): Promise<SinkResult | undefined> {
+  async #park(sink: ParkingSink, row: Row): Promise<SinkSettlement | undefined> {
     const headers: Record<string, string> = withoutReserved(row.headers);
     if (row.deployment_id !== null) headers[PARK_DEPLOYMENT_HEADER] = row.deployment_id;
     if (row.instance_id !== null) headers[PARK_INSTANCE_HEADER] = row.instance_id;
@@ -178,7 +209,7 @@ export class OutboxWorker {
     }
   }
 
-  async #record(row: Row, result: SinkResult): Promise<void> {
+  async #record(row: Row, result: SinkSettlement): Promise<void> {
     const db = this.#o.db;
     if (result.outcome === "delivered") {
       await db.query(
@@ -188,6 +219,16 @@ export class OutboxWorker {
           row.outbox_id,
           this.#o.owner,
         ],
+      );
+      return;
+    }
+    if (result.outcome === "retry" && result.uncounted) {
+      // Nothing failed: the attempt is given back and the row is due again at once.
+      await db.query(
+        `update outbox set claimed_by = null, claimed_until = null, last_error = $4,
+                attempts = attempts - 1, next_attempt_at = now()
+          where tenant = $1 and outbox_id = $2 and claimed_by = $3`,
+        [row.tenant, row.outbox_id, this.#o.owner, result.error],
       );
       return;
     }
@@ -240,8 +281,16 @@ export class OutboxWorker {
     this.#loop.start();
   }
 
-  /** Stops polling and waits for the batch in flight. */
-  stop(): Promise<void> {
-    return this.#loop.stop();
+  /** Stops polling, waits for the batch in flight and gives back the rows still waiting for an answer. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    await this.#loop.stop();
+    const ids = [...this.#deferred.keys()];
+    if (ids.length === 0) return;
+    await this.#o.db.query(
+      `update outbox set claimed_by = null, claimed_until = null, attempts = attempts - 1
+        where claimed_by = $1 and outbox_id = any($2::text[])`,
+      [this.#o.owner, ids],
+    );
   }
 }

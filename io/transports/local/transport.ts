@@ -4,13 +4,22 @@
  * an emission whose destination is that address is handed by this
  * engine's outbox straight to its own intake, as if it had arrived on the
  * channel, under the emission's idempotency key (so a re-sent delivery is
- * absorbed by inbox dedup). The sink waits for the receiving step to
- * commit, so the outbox row is deleted only once the handoff is durable.
+ * absorbed by inbox dedup).
+ *
+ * The receiving channel's `ack-mode` decides when the sender's outbox row
+ * is settled: `on-persist` once the message is captured, `on-complete`
+ * (the default) once every instance it started or advanced has ended —
+ * the engine's deferred-ack registry holds the acknowledgement meanwhile.
+ * A receiving instance that fails refuses the hand-off for good (the row
+ * is poisoned with `SUTRA.ACK.DEFERRED_NACKED`); one that outlives the
+ * registry's timeout has the row handed over again, and inbox dedup
+ * answers that copy from the instance's state, without spending an attempt.
  *
  * @module
  */
 import type { Registry } from "../../../engine/core/registry.ts";
 import type {
+  AckVerdict,
   BoundChannel,
   DeliveryOutcome,
   OutboundMessage,
@@ -18,6 +27,7 @@ import type {
   RemoteSink,
   Sink,
   SinkResult,
+  SinkSettlement,
   TransportContext,
   TransportFactory,
 } from "../../../engine/core/transport.ts";
@@ -36,7 +46,7 @@ export function localAddress(channel: BoundChannel): string {
 }
 
 /** What an intake outcome means for the delivery that caused it. */
-export function sinkResultOf(destination: string, outcome: DeliveryOutcome): SinkResult {
+export function sinkResultOf(destination: string, outcome: DeliveryOutcome): SinkSettlement {
   if (outcome.kind !== "refused") return { outcome: "delivered" };
   const first = outcome.diagnostics[0];
   const error = `${first?.code ?? "refused"}: ${
@@ -60,16 +70,38 @@ export function localSink(context: TransportContext): RemoteSink {
           error: `${CHANNEL_UNKNOWN}: no active local channel is bound to ${destination}`,
         };
       }
+      let verdict: AckVerdict | undefined;
+      let heard: (verdict: AckVerdict) => void = (v) => verdict = v;
       const outcome = await context.deliver({
         channel: channel.declaration.name,
         body: message.body,
         headers: message.headers,
         idempotencyKey: message.idempotencyKey,
         ...(message.contentType === undefined ? {} : { contentType: message.contentType }),
+        deferral: { settle: (v) => heard(v) },
       });
-      return sinkResultOf(destination, outcome);
+      // Settled only for a settled outcome on an on-complete channel; often at once.
+      if (outcome.kind !== "settled" || channel.ackMode !== "on-complete") {
+        return sinkResultOf(destination, outcome);
+      }
+      if (verdict) return settlementOf(destination, verdict);
+      const settled = new Promise<AckVerdict>((resolve) => heard = resolve);
+      return {
+        outcome: "deferred",
+        settled: settled.then((v) => settlementOf(destination, v)),
+        holdMs: context.ackHoldMs,
+      };
     },
   };
+}
+
+/** What the receiving instances' end means for the sender's row. */
+export function settlementOf(destination: string, verdict: AckVerdict): SinkSettlement {
+  if (verdict.kind === "ack") return { outcome: "delivered" };
+  const error = `${verdict.diagnostic.code}: ${verdict.diagnostic.message} (${destination})`;
+  return verdict.permanent
+    ? { outcome: "poison", error }
+    : { outcome: "retry", error, uncounted: true };
 }
 
 /** The local transport factory. */

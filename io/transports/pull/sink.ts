@@ -15,7 +15,7 @@ import {
   PARK_DEPLOYMENT_HEADER,
   PARK_INSTANCE_HEADER,
   type ParkingSink,
-  type SinkResult,
+  type SinkSettlement,
   type SinkTransaction,
 } from "../../../engine/core/transport.ts";
 import { parkTask } from "../../../engine/runtime/external_tasks/mod.ts";
@@ -24,7 +24,7 @@ import { parkTask } from "../../../engine/runtime/external_tasks/mod.ts";
 export const pullSink: ParkingSink = {
   name: "pull",
   kind: "park",
-  async park(message: OutboundMessage, tx: SinkTransaction): Promise<SinkResult> {
+  async park(message: OutboundMessage, tx: SinkTransaction): Promise<SinkSettlement> {
     const deploymentId = message.headers[PARK_DEPLOYMENT_HEADER];
     if (!deploymentId) {
       return {
