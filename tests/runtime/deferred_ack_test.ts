@@ -9,27 +9,14 @@
  */
 import assert from "node:assert/strict";
 import type { RunningEngine } from "../../engine/runtime/mod.ts";
-import { bootEngine, post, sealDir } from "./support.ts";
+import { bootEngine, post, sealDir, until, withDeployed } from "./support.ts";
 
-async function withEngine(
+function withEngine(
   env: Record<string, string>,
   run: (engine: RunningEngine) => Promise<void>,
 ): Promise<void> {
-  const engine = await bootEngine({ env: { SUTRA_OUTBOX_POLL_INTERVAL: "PT0.05S", ...env } });
-  try {
-    await engine.deployments.deploy(await sealDir("tests/fixtures/runtime/local_deferred"));
-    await run(engine);
-  } finally {
-    await engine.stop();
-  }
-}
-
-async function pollUntil(check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  assert.fail("the condition never held");
+  const options = { env: { SUTRA_OUTBOX_POLL_INTERVAL: "PT0.05S", ...env } };
+  return withDeployed("tests/fixtures/runtime/local_deferred", options, run);
 }
 
 interface OutboxRow {
@@ -63,14 +50,14 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 Deno.test("the sender's row waits for the receiving instance to complete, then goes", () =>
   withEngine({}, async (engine) => {
     assert.equal((await post(engine, "/channels/ld-order", { orderId: "A-1" })).status, 200);
-    await pollUntil(async () => (await instancesOf(engine, "fulfil")).length === 1);
+    await until(async () => (await instancesOf(engine, "fulfil")).length === 1);
     assert.deepEqual(await instancesOf(engine, "fulfil"), ["RUNNING"]);
     await pause(300);
     // Handed over once, held: not retried, not deleted.
     assert.deepEqual(await outbox(engine), [{ attempts: 1, last_error: null, poisoned: false }]);
     const decided = await post(engine, "/channels/ld-decision", { orderId: "A-1", ok: true });
     assert.equal(decided.status, 200, JSON.stringify(decided.body));
-    await pollUntil(async () => (await outbox(engine)).length === 0);
+    await until(async () => (await outbox(engine)).length === 0);
     assert.deepEqual(await instancesOf(engine, "fulfil"), ["COMPLETED"]);
     assert.deepEqual(await incidents(engine), []);
   }));
@@ -78,9 +65,9 @@ Deno.test("the sender's row waits for the receiving instance to complete, then g
 Deno.test("a receiving instance that fails refuses the hand-off for good", () =>
   withEngine({}, async (engine) => {
     await post(engine, "/channels/ld-order", { orderId: "B-1" });
-    await pollUntil(async () => (await instancesOf(engine, "fulfil")).length === 1);
+    await until(async () => (await instancesOf(engine, "fulfil")).length === 1);
     await post(engine, "/channels/ld-decision", { orderId: "B-1", ok: false });
-    await pollUntil(async () => (await outbox(engine)).some((r) => r.poisoned));
+    await until(async () => (await outbox(engine)).some((r) => r.poisoned));
     const [row] = await outbox(engine);
     assert.match(row.last_error ?? "", /SUTRA\.ACK\.DEFERRED_NACKED.*failed/);
     assert.deepEqual(await instancesOf(engine, "fulfil"), ["FAILED"]);
@@ -94,7 +81,7 @@ Deno.test("past the timeout the row is handed over again, deduplicated, and no a
     SUTRA_OUTBOX_RETRY_MAX_ATTEMPTS: "1",
   }, async (engine) => {
     await post(engine, "/channels/ld-order", { orderId: "C-1" });
-    await pollUntil(async () =>
+    await until(async () =>
       (await outbox(engine)).some((r) => /SUTRA\.ACK\.DEFERRED_TIMEOUT/.test(r.last_error ?? ""))
     );
     // Several timeouts later: still one receiver, still one attempt, never poisoned.
@@ -104,15 +91,15 @@ Deno.test("past the timeout the row is handed over again, deduplicated, and no a
     assert.equal(row.poisoned, false);
     assert.ok(row.attempts <= 1, `attempts ${row.attempts}`);
     await post(engine, "/channels/ld-decision", { orderId: "C-1", ok: true });
-    await pollUntil(async () => (await outbox(engine)).length === 0);
+    await until(async () => (await outbox(engine)).length === 0);
     assert.deepEqual(await instancesOf(engine, "fulfil"), ["COMPLETED"]);
   }));
 
 Deno.test("an on-persist local channel settles the row once the message is captured", () =>
   withEngine({}, async (engine) => {
     await post(engine, "/channels/ld-order", { orderId: "D-1", queued: true });
-    await pollUntil(async () => (await instancesOf(engine, "queued")).length === 1);
-    await pollUntil(async () => (await outbox(engine)).length === 0);
+    await until(async () => (await instancesOf(engine, "queued")).length === 1);
+    await until(async () => (await outbox(engine)).length === 0);
     assert.deepEqual(await instancesOf(engine, "queued"), ["RUNNING"]);
   }));
 
@@ -125,7 +112,7 @@ Deno.test("a stopping engine gives a held row back; the next one holds it again 
     try {
       await first.deployments.deploy(await sealDir("tests/fixtures/runtime/local_deferred"));
       await post(first, "/channels/ld-order", { orderId: "E-1" });
-      await pollUntil(async () => (await instancesOf(first, "fulfil")).length === 1);
+      await until(async () => (await instancesOf(first, "fulfil")).length === 1);
       await pause(200);
     } finally {
       await first.stop();
@@ -138,7 +125,7 @@ Deno.test("a stopping engine gives a held row back; the next one holds it again 
       assert.deepEqual(await outbox(second), [{ attempts: 1, last_error: null, poisoned: false }]);
       assert.deepEqual(await instancesOf(second, "fulfil"), ["RUNNING"]);
       await post(second, "/channels/ld-decision", { orderId: "E-1", ok: true });
-      await pollUntil(async () => (await outbox(second)).length === 0);
+      await until(async () => (await outbox(second)).length === 0);
       assert.deepEqual(await instancesOf(second, "fulfil"), ["COMPLETED"]);
     } finally {
       await second.stop();

@@ -10,24 +10,11 @@ import assert from "node:assert/strict";
 import { localSink } from "../../io/transports/local/mod.ts";
 import type { RunningEngine } from "../../engine/runtime/mod.ts";
 import type { BoundChannel, InboundDelivery } from "../../engine/core/transport.ts";
-import { bootEngine, post, sealDir } from "./support.ts";
+import { post, until, withDeployed } from "./support.ts";
 
-async function withEngine(run: (engine: RunningEngine) => Promise<void>): Promise<void> {
-  const engine = await bootEngine({ env: { SUTRA_OUTBOX_POLL_INTERVAL: "PT0.05S" } });
-  try {
-    await engine.deployments.deploy(await sealDir("tests/fixtures/runtime/local_handoff"));
-    await run(engine);
-  } finally {
-    await engine.stop();
-  }
-}
-
-async function pollUntil(check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  assert.fail("the condition never held");
+function withEngine(run: (engine: RunningEngine) => Promise<void>): Promise<void> {
+  const options = { env: { SUTRA_OUTBOX_POLL_INTERVAL: "PT0.05S" } };
+  return withDeployed("tests/fixtures/runtime/local_handoff", options, run);
 }
 
 async function fulfilled(engine: RunningEngine): Promise<{ status: string }[]> {
@@ -41,9 +28,9 @@ Deno.test("a q:send to a local channel starts the co-deployed process once", () 
   withEngine(async (engine) => {
     const sent = await post(engine, "/channels/lh-order", { orderId: "O-1", quantity: 3 });
     assert.equal(sent.status, 200, JSON.stringify(sent.body));
-    await pollUntil(async () => (await fulfilled(engine)).length === 1);
+    await until(async () => (await fulfilled(engine)).length === 1);
     assert.deepEqual(await fulfilled(engine), [{ status: "COMPLETED" }]);
-    await pollUntil(async () => {
+    await until(async () => {
       const { rows } = await engine.database.query("select 1 from outbox");
       return rows.length === 0;
     });
@@ -52,7 +39,7 @@ Deno.test("a q:send to a local channel starts the co-deployed process once", () 
 Deno.test("an address no local channel serves stays in the outbox with its reason", () =>
   withEngine(async (engine) => {
     await post(engine, "/channels/lh-order", { orderId: "O-2", quantity: 1, lost: true });
-    await pollUntil(async () => {
+    await until(async () => {
       const { rows } = await engine.database.query<{ last_error: string | null }>(
         "select last_error from outbox",
       );

@@ -92,3 +92,27 @@ export async function get(engine: { url: string }, path: string): Promise<Answer
 export function codeOf(answer: Answer): string | undefined {
   return (answer.body.diagnostics as { code: string }[] | undefined)?.[0]?.code;
 }
+
+/** Boots an engine, deploys the package directory `dir`, runs `run`, and stops the engine. */
+export async function withDeployed(
+  dir: string,
+  options: BootOptions,
+  run: (engine: RunningEngine) => Promise<void>,
+): Promise<void> {
+  const engine = await bootEngine(options);
+  try {
+    await engine.deployments.deploy(await sealDir(dir));
+    await run(engine);
+  } finally {
+    await engine.stop();
+  }
+}
+
+/** Checks `check` every 25 ms for up to 10 s; fails the test if it never holds. */
+export async function until(check: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error("the condition never held");
+}
