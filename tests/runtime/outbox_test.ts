@@ -128,3 +128,49 @@ eachDatabase(
     });
   },
 );
+
+eachDatabase(
+  "outbox: an answer that comes after another replica took the row over leaves it alone",
+  async (db) => {
+    await migrate(db, ENGINE_MIGRATIONS);
+    for (const [status, maxAttempts] of [[503, undefined], [400, undefined], [503, 1]] as const) {
+      await db.query("delete from outbox");
+      // The receiver answers only once the row has been claimed by someone else.
+      let takeOver!: () => void;
+      const takenOver = new Promise<void>((resolve) => takeOver = resolve);
+      let arrived!: () => void;
+      const sending = new Promise<void>((resolve) => arrived = resolve);
+      const server = Deno.serve(
+        { port: 0, hostname: "127.0.0.1", onListen: () => {} },
+        async () => {
+          arrived();
+          await takenOver;
+          return new Response(null, { status });
+        },
+      );
+      try {
+        await enqueue(db, "o-late", `POST http://127.0.0.1:${server.addr.port}/hook`);
+        const slow = new OutboxWorker({
+          db,
+          sinks: collectSinks(),
+          logger: quiet,
+          owner: "replica-slow",
+          pollMs: 10,
+          maxAttempts,
+        });
+        const sent = slow.drainOnce();
+        await sending;
+        await db.query("update outbox set claimed_by = 'replica-other'");
+        takeOver();
+        await sent;
+      } finally {
+        await server.shutdown();
+      }
+      const { rows } = await db.query<{ claimed_by: string; poisoned: boolean }>(
+        "select claimed_by, poisoned_at is not null as poisoned from outbox",
+      );
+      assert.deepEqual(rows, [{ claimed_by: "replica-other", poisoned: false }], `HTTP ${status}`);
+      assert.equal((await db.query("select 1 from incidents")).rowCount, 0);
+    }
+  },
+);

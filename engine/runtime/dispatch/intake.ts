@@ -12,7 +12,9 @@
  * 5. {@link screenRoute} — that node's `q:source` validators and `q:onValidation`;
  * 6. {@link captureInbound} — on-persist only: the message is stored, the caller gets 202;
  * 7. {@link runStart} / {@link runResume} — on the instance's lane: claim, step, commit;
- * 8. {@link settle} — the outcome, with the `q:reply` body for on-complete callers.
+ * 8. {@link settle} — the outcome, with the `q:reply` body for on-complete callers; a
+ *    delivery whose transport acknowledges once its instances end has its hold, named
+ *    before each commit, sealed with that outcome (`acks/registry.ts`).
  *
  * @module
  */

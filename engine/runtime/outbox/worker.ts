@@ -237,26 +237,30 @@ export class OutboxWorker {
       await db.query(
         `update outbox set claimed_by = null, claimed_until = null, last_error = $3,
                 next_attempt_at = now() + make_interval(secs => $4)
-          where tenant = $1 and outbox_id = $2`,
-        [row.tenant, row.outbox_id, result.error, backoffMs(row.attempts) / 1000],
+          where tenant = $1 and outbox_id = $2 and claimed_by = $5`,
+        [row.tenant, row.outbox_id, result.error, backoffMs(row.attempts) / 1000, this.#o.owner],
       );
       return;
     }
     const code = result.outcome === "poison"
       ? "SUTRA.OUTBOUND.DELIVERY_REFUSED"
       : "SUTRA.OUTBOUND.DELIVERY_ATTEMPTS_EXHAUSTED";
-    await db.transaction(async (tx) => {
-      await tx.query(
+    // A row another replica has claimed since (this answer came after the claim expired) is theirs.
+    const ours = await db.transaction(async (tx) => {
+      const { rowCount } = await tx.query(
         `update outbox set claimed_by = null, claimed_until = null, last_error = $3, poisoned_at = now()
-          where tenant = $1 and outbox_id = $2`,
-        [row.tenant, row.outbox_id, `${code}: ${result.error}`],
+          where tenant = $1 and outbox_id = $2 and claimed_by = $4`,
+        [row.tenant, row.outbox_id, `${code}: ${result.error}`, this.#o.owner],
       );
+      if (rowCount === 0) return false;
       await tx.query(
         `insert into incidents (tenant, incident_id, instance_id, deployment_id, code, detail)
          values ($1, $2, $3, $4, $5, $6)`,
         [row.tenant, newId(), row.instance_id, row.deployment_id, code, result.error],
       );
+      return true;
     });
+    if (!ours) return;
     this.#o.onPoisoned?.({
       tenant: row.tenant,
       outboxId: row.outbox_id,
