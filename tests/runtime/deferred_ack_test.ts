@@ -4,11 +4,13 @@
  * retried) while the receiver is parked, is deleted when it completes, is
  * poisoned with `SUTRA.ACK.DEFERRED_NACKED` when it fails, and — past the
  * registry's timeout — is handed over again without spending an attempt,
- * answered from the existing instance by inbox dedup. An on-persist channel
+ * answered from the existing instance by inbox dedup — which is also how a
+ * receiver finished on another replica is learned of. An on-persist channel
  * settles the row as soon as the message is captured.
  */
 import assert from "node:assert/strict";
 import type { RunningEngine } from "../../engine/runtime/mod.ts";
+import { tier2Test, withServerDatabase } from "../support/test_database.ts";
 import { bootEngine, post, sealDir, until, withDeployed } from "./support.ts";
 
 function withEngine(
@@ -134,3 +136,35 @@ Deno.test("a stopping engine gives a held row back; the next one holds it again 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+tier2Test(
+  "a receiver finished on another replica is learned of through the timeout's redelivery [postgres]",
+  () =>
+    withServerDatabase(async (_db, target) => {
+      const env = {
+        SUTRA_OUTBOX_POLL_INTERVAL: "PT0.05S",
+        SUTRA_ACK_DEFERRED_TIMEOUT: "PT0.5S",
+        SUTRA_ACK_DEFERRED_SWEEP_INTERVAL: "PT0.1S",
+      };
+      const sender = await bootEngine({ ...target, env });
+      try {
+        await sender.deployments.deploy(await sealDir("tests/fixtures/runtime/local_deferred"));
+        await post(sender, "/channels/ld-order", { orderId: "F-1" });
+        // Handed over and held by the sender before the other replica exists.
+        await until(async () => (await instancesOf(sender, "fulfil")).length === 1);
+        const other = await bootEngine({ ...target, env });
+        try {
+          // The decision reaches the other replica, whose registry holds nothing for it.
+          const decided = await post(other, "/channels/ld-decision", { orderId: "F-1", ok: true });
+          assert.equal(decided.status, 200, JSON.stringify(decided.body));
+          await until(async () => (await outbox(sender)).length === 0);
+          assert.deepEqual(await instancesOf(sender, "fulfil"), ["COMPLETED"]);
+          assert.deepEqual(await incidents(sender), []);
+        } finally {
+          await other.stop();
+        }
+      } finally {
+        await sender.stop();
+      }
+    }),
+);
