@@ -24,6 +24,7 @@
 import { type Diagnostic, diagnostic } from "../../core/diagnostic.ts";
 import type { Logger } from "../../core/log.ts";
 import type { AckVerdict, DeferredAck, DeliveryOutcome } from "../../core/transport.ts";
+import { type InstanceStatus, isTerminal } from "../../executor/mod.ts";
 
 /** Options for {@link DeferredAckRegistry}. */
 export interface DeferredAckRegistryOptions {
@@ -38,12 +39,10 @@ export interface DeferredAckRegistryOptions {
   readonly now?: () => number;
 }
 
-// PURGED: a dedup answer for an instance that retention already erased (only ended ones are).
-const ENDED: ReadonlySet<string> = new Set(["COMPLETED", "TERMINATED", "FAILED", "PURGED"]);
-
 /** True for the status of an instance that will never step again. */
 export function hasEnded(status: string): boolean {
-  return ENDED.has(status);
+  // PURGED: a dedup answer for an instance retention already erased (only ended ones are).
+  return status === "PURGED" || isTerminal(status as InstanceStatus);
 }
 
 interface Hold {
@@ -109,20 +108,11 @@ export class DeferredAckRegistry {
   /** Opens a hold for one delivery on `channel`, evicting the oldest one when full. */
   open(deferral: DeferredAck, channel: string): AckHold {
     while (this.#holds.size >= this.#o.capacity) {
-      const oldest = this.#holds.values().next().value!;
-      this.#o.logger.warn(
-        `deferred acknowledgement evicted: ${this.#o.capacity} are held already (sutra.ack.deferred.capacity)`,
-        { code: "SUTRA.ACK.DEFERRED_OVERFLOW", channel: oldest.channel },
+      this.#release(
+        this.#holds.values().next().value!,
+        "SUTRA.ACK.DEFERRED_OVERFLOW",
+        `the engine holds ${this.#o.capacity} deferred acknowledgements (sutra.ack.deferred.capacity); the oldest was released for redelivery`,
       );
-      this.#settle(oldest, {
-        kind: "nack",
-        permanent: false,
-        diagnostic: diagnostic(
-          "SUTRA.ACK.DEFERRED_OVERFLOW",
-          `the engine holds ${this.#o.capacity} deferred acknowledgements; the oldest was released for redelivery`,
-          { attributes: { channel: oldest.channel } },
-        ),
-      });
     }
     const hold: Hold = {
       deferral,
@@ -161,21 +151,19 @@ export class DeferredAckRegistry {
     const cutoff = this.#now() - this.#o.timeoutMs;
     for (const hold of this.#holds) {
       if (hold.openedAt > cutoff) break;
-      this.#o.logger.warn("deferred acknowledgement timed out; released for redelivery", {
-        code: "SUTRA.ACK.DEFERRED_TIMEOUT",
-        channel: hold.channel,
-        waitingFor: hold.waiting.size,
-      });
-      this.#settle(hold, {
-        kind: "nack",
-        permanent: false,
-        diagnostic: diagnostic(
-          "SUTRA.ACK.DEFERRED_TIMEOUT",
-          `the instance did not end within ${this.#o.timeoutMs} ms (sutra.ack.deferred.timeout)`,
-          { attributes: { channel: hold.channel } },
-        ),
-      });
+      this.#release(
+        hold,
+        "SUTRA.ACK.DEFERRED_TIMEOUT",
+        `the instance did not end within ${this.#o.timeoutMs} ms (sutra.ack.deferred.timeout); released for redelivery`,
+      );
     }
+  }
+
+  /** Gives a hold up unacknowledged, for the transport to redeliver. */
+  #release(hold: Hold, code: string, message: string): void {
+    this.#o.logger.warn(message, { code, channel: hold.channel, waitingFor: hold.waiting.size });
+    const released = diagnostic(code, message, { attributes: { channel: hold.channel } });
+    this.#settle(hold, { kind: "nack", permanent: false, diagnostic: released });
   }
 
   /** Sweeps on the configured interval until {@link stop}. */

@@ -118,6 +118,10 @@ export class OutboxWorker {
     });
   }
 
+  get #claimMs(): number {
+    return this.#o.claimMs ?? 60_000;
+  }
+
   /** Claims and sends one batch; resolves to how many rows it handled. */
   async drainOnce(): Promise<number> {
     const { rows } = await this.#o.db.query<Row>(
@@ -131,7 +135,7 @@ export class OutboxWorker {
            for update skip locked)
         returning tenant, outbox_id, instance_id, deployment_id, destination, headers, body,
                   content_type, idempotency_key, attempts`,
-      [this.#o.owner, (this.#o.claimMs ?? 60_000) / 1000, this.#o.batchSize ?? 50],
+      [this.#o.owner, this.#claimMs / 1000, this.#o.batchSize ?? 50],
     );
     await Promise.all(rows.map((row) => this.#send(row)));
     return rows.length;
@@ -168,7 +172,7 @@ export class OutboxWorker {
     await this.#o.db.query(
       `update outbox set claimed_until = now() + make_interval(secs => $4)
         where tenant = $1 and outbox_id = $2 and claimed_by = $3`,
-      [row.tenant, row.outbox_id, this.#o.owner, (holdMs + (this.#o.claimMs ?? 60_000)) / 1000],
+      [row.tenant, row.outbox_id, this.#o.owner, (holdMs + this.#claimMs) / 1000],
     );
     this.#deferred.set(row.outbox_id, row);
     settled
