@@ -15,6 +15,7 @@ import { SCHEDULES_MIGRATION } from "./migrations/v0003_schedules.ts";
 import { EXTERNAL_TASKS_MIGRATION } from "./migrations/v0004_external_tasks.ts";
 import { PENDING_DEPLOYMENTS_MIGRATION } from "./migrations/v0005_pending_deployments.ts";
 import { DEPLOYMENT_NOTIFY_MIGRATION } from "./migrations/v0006_deployment_notify.ts";
+import { KEY_FIRST_INDEXES_MIGRATION } from "./migrations/v0007_key_first_indexes.ts";
 
 /** Version 1: the leases that elect one engine per role (timers, sweeps, …). */
 const FOUNDATION = `
@@ -36,4 +37,5 @@ export const ENGINE_MIGRATIONS: readonly Migration[] = [
   EXTERNAL_TASKS_MIGRATION,
   PENDING_DEPLOYMENTS_MIGRATION,
   DEPLOYMENT_NOTIFY_MIGRATION,
+  KEY_FIRST_INDEXES_MIGRATION,
 ];

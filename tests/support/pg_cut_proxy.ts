@@ -5,6 +5,8 @@
  * or just after the server answered it (the transaction committed, but the
  * client never hears so). This is the only way to make a commit in doubt
  * happen on purpose; a server-side kill cannot choose its moment that well.
+ * It also remembers every statement text it forwarded, so a test can look
+ * at what the engine actually sends.
  *
  * @module
  */
@@ -26,6 +28,8 @@ export interface CutProxy {
   cutNext(point: CutPoint, options?: CutOptions): void;
   /** Resolves once the armed cut has happened. */
   readonly cut: () => Promise<void>;
+  /** Every distinct statement text forwarded so far (simple queries and parses), as sent. */
+  readonly heard: ReadonlySet<string>;
   /** Stops accepting connections (new ones are refused); open ones keep working. */
   refuseNew(): void;
   /** Closes everything. */
@@ -46,6 +50,7 @@ export function startCutProxy(serverUrl: string): CutProxy {
   let cutDone: () => void = () => {};
   let cutHappened = Promise.resolve();
   let accepting = true;
+  const heard = new Set<string>();
 
   const accept = async () => {
     for await (const client of listener) {
@@ -91,6 +96,7 @@ export function startCutProxy(serverUrl: string): CutProxy {
         for (const message of reader.push(chunk)) {
           const sql = sqlOf(message, statements);
           if (sql !== undefined) {
+            heard.add(sql);
             const text = sql.trim().toLowerCase();
             if (text === "begin") since = [];
             else if (text === "commit" && armed && matches(armed, since)) {
@@ -126,6 +132,7 @@ export function startCutProxy(serverUrl: string): CutProxy {
       cutHappened = new Promise((resolve) => cutDone = resolve);
     },
     cut: () => cutHappened,
+    heard,
     refuseNew() {
       if (!accepting) return;
       accepting = false;
