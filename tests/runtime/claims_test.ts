@@ -1,7 +1,8 @@
 /**
  * The instance claim: a compare-and-set that another owner's live claim
  * refuses, the same (lane-scoped) owner may take again, and a stale claim
- * (older than the claim timeout) gives way to.
+ * (older than the claim timeout) gives way to; a claim made through an
+ * alias holds only while that alias still leads to the instance.
  */
 import assert from "node:assert/strict";
 import { ENGINE_MIGRATIONS, migrate } from "../../engine/persistence/mod.ts";
@@ -47,3 +48,44 @@ eachDatabase("a stale claim is taken over; a fresh one is not", async (db) => {
     { instance_id: "old", owner: "r2/lane-3" },
   ]);
 });
+
+eachDatabase(
+  "a claim through an alias holds only while the alias leads to the instance",
+  async (db) => {
+    await migrate(db, ENGINE_MIGRATIONS);
+    await db.query(
+      `insert into instances (instance_id, deployment_id, process_id, status, snapshot)
+     values ('first', 'd', 'p', 'RUNNING', '\\x01'), ('second', 'd', 'p', 'RUNNING', '\\x02')`,
+    );
+    // Two holders of one non-unique value: the earlier one is the one correlation names.
+    await db.query(
+      `insert into aliases (name, value, instance_id, is_unique, created_at)
+     values ('orderId', 'O-1', 'first', false, now() - interval '1 second'),
+            ('orderId', 'O-1', 'second', false, now()),
+            ('orderId', 'O-2', 'second', true, now() - interval '1 second')`,
+    );
+    const through = (value: string) => ({ name: "orderId", value });
+    const key = { tenant: "default", owner: "r1/lane-0" };
+    assert.equal(
+      await claimInstance(db, { ...key, instanceId: "second", through: through("O-1") }),
+      "moved",
+    );
+    assert.equal(
+      typeof await claimInstance(db, { ...key, instanceId: "first", through: through("O-1") }),
+      "object",
+    );
+    await db.query("update aliases set retired_at = now() where value = 'O-2'");
+    assert.equal(
+      await claimInstance(db, { ...key, instanceId: "second", through: through("O-2") }),
+      "moved",
+    );
+    // Nothing was claimed by the refused attempts.
+    const { rows } = await db.query<{ instance_id: string; owner: string | null }>(
+      "select instance_id, owner from instances order by 1",
+    );
+    assert.deepEqual(rows, [
+      { instance_id: "first", owner: "r1/lane-0" },
+      { instance_id: "second", owner: null },
+    ]);
+  },
+);

@@ -86,8 +86,8 @@ export type Choice = StepInput | { readonly leave: string };
 export type Advanced =
   /** Claimed elsewhere: retry later. */
   | { readonly kind: "held" }
-  /** No such instance, or it has ended. */
-  | { readonly kind: "gone"; readonly why: "missing" | "not-active" }
+  /** No such instance, or it has ended, or (`moved`) the alias it was claimed through leads elsewhere now. */
+  | { readonly kind: "gone"; readonly why: "missing" | "not-active" | "moved" }
   /** Pinned to a deployment this replica does not serve. */
   | { readonly kind: "unloaded"; readonly deploymentId: string }
   /** The snapshot cannot be read by its plan. */
@@ -125,7 +125,7 @@ export async function advanceInstance(
 ): Promise<Advanced> {
   const claimed = await claimInstance(o.db, key, { staleAfterMs: o.claimTimeoutMs });
   if (claimed === "held") return { kind: "held" };
-  if (claimed === "missing" || claimed === "not-active") return { kind: "gone", why: claimed };
+  if (typeof claimed === "string") return { kind: "gone", why: claimed };
   let committed = false;
   try {
     const deployment = o.registry.get(claimed.deploymentId);

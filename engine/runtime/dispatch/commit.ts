@@ -34,6 +34,7 @@ import {
 } from "../instances/repository.ts";
 import { outboxRows, replyOf } from "./encode.ts";
 import { groupCommitOf } from "./group_commit.ts";
+import { aliasPredictionsOf } from "./alias_predictions.ts";
 import { type Capture, markCaptured } from "./inbox.ts";
 import { type DedupKey, DuplicateDeliveryError, recordDelivery } from "./dedup.ts";
 import { errorMessage } from "../../core/errors.ts";
@@ -182,6 +183,7 @@ async function commitAndAnswer(
     throw error;
   }
   o.acks?.ended(t.tenant, t.instanceId, state.status);
+  aliasPredictionsOf(o.db).committed(t.tenant, t.instanceId, effects);
   const unfinished = await commitStores(t);
   if (unfinished) return { kind: "refused", refusal: "failed", diagnostics: [unfinished] };
   const reply = replyOf(effects);

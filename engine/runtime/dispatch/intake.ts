@@ -8,7 +8,9 @@
  *    (a relay that carries its sender's idempotency key and was seen before is answered
  *    here with the instance the first copy advanced);
  * 4. {@link consumerOf} — the consuming node: the first start route, or the
- *    relay route whose `q:alias` values match a live alias ({@link correlate});
+ *    relay route whose `q:alias` values match a live alias ({@link correlate}; an
+ *    instance this process saw holding the value is taken on trust, and a claim that
+ *    finds the value moved sends the relay back here to look it up);
  * 5. {@link screenRoute} — that node's `q:source` validators and `q:onValidation`;
  * 6. {@link captureInbound} — on-persist only: the message is stored, the caller gets 202;
  * 7. {@link runStart} / {@link runResume} — on the instance's lane: claim, step, commit;
@@ -54,6 +56,7 @@ import {
 import type { Lanes } from "./lanes.ts";
 import { type Capture, consumeFailedCapture, dropCaptured, storeCapture } from "./inbox.ts";
 import { advanceInstance, startInstance } from "./advance.ts";
+import { aliasPredictionsOf } from "./alias_predictions.ts";
 import type { DeploymentStores } from "./ports.ts";
 import { type DedupKey, dedupKeyOf, earlierDelivery, explicitRelayKey } from "./dedup.ts";
 
@@ -92,7 +95,10 @@ interface Attempt {
 /** The node a message is for: a relay's carries the instance it correlated with. */
 export type Consumer =
   | { readonly role: "start"; readonly routes: readonly Route[] }
-  | { readonly role: "relay"; readonly route: Route; readonly instanceId: string };
+  | { readonly role: "relay" } & Correlated;
+
+/** A relay whose predicted instance no longer holds the alias: correlate it again by lookup. */
+const MOVED = Symbol("moved");
 
 /** What screening decided: run with these variables, raising `raise` at the node when set. */
 export interface Admitted {
@@ -100,6 +106,15 @@ export interface Admitted {
   readonly variables: Readonly<Record<string, unknown>>;
   /** The BPMN error code `q:onValidation mode="error"` raises. */
   readonly raise?: string;
+}
+
+/** A message past decoding and routing (stages 1 to 3). */
+interface Intaken {
+  readonly delivery: InboundDelivery;
+  readonly channel: ChannelEntry;
+  readonly resolved: { role: "start" | "relay"; routes: readonly Route[] };
+  readonly message: InboundMessage;
+  readonly admission: Parameters<typeof screenRoute>[1];
 }
 
 /** A message that passed intake and is ready to run. */
@@ -199,13 +214,28 @@ export async function screenRoute(
     : { kind: "accept", variables };
 }
 
-/** The first live instance a relay route's aliases point at, with that route. */
+/** A relay's instance, with the route that found it. */
+export interface Correlated {
+  readonly route: Route;
+  readonly instanceId: string;
+  /** Set when the instance was predicted, not looked up: its claim must go through this alias. */
+  readonly through?: { readonly name: string; readonly value: string };
+}
+
+/**
+ * The first live instance a relay route's aliases point at, with that
+ * route. With `predict`, an alias this process has seen lead to an
+ * instance ({@link aliasPredictionsOf}) is taken at its word, unchecked:
+ * the claim checks it.
+ */
 export async function correlate(
   db: Database,
   tenant: string,
   routes: readonly Route[],
   message: InboundMessage,
-): Promise<{ route: Route; instanceId: string } | undefined> {
+  predict = false,
+): Promise<Correlated | undefined> {
+  const predictions = aliasPredictionsOf(db);
   for (const route of routes) {
     const s = route.subscription;
     for (const alias of s.aliases) {
@@ -215,8 +245,16 @@ export async function correlate(
       });
       if (r.diagnostics !== undefined || r.value === null) continue;
       const value = typeof r.value === "string" ? r.value : formatFeel(r.value);
-      const [instanceId] = await instancesByAlias(db, { tenant, name: alias.name, value });
-      if (instanceId !== undefined) return { route, instanceId };
+      const key = { tenant, name: alias.name, value };
+      const predicted = predict ? predictions.predict(key) : undefined;
+      if (predicted !== undefined) {
+        return { route, instanceId: predicted, through: { name: alias.name, value } };
+      }
+      const [instanceId] = await instancesByAlias(db, key);
+      if (instanceId !== undefined) {
+        predictions.remember(key, instanceId);
+        return { route, instanceId };
+      }
     }
   }
   return undefined;
@@ -232,9 +270,10 @@ export async function consumerOf(
   channel: ChannelEntry,
   resolved: { role: "start" | "relay"; routes: readonly Route[] },
   message: InboundMessage,
+  predict = false,
 ): Promise<Consumer | DeliveryOutcome> {
   if (resolved.role === "start") return { role: "start", routes: resolved.routes };
-  const found = await correlate(db, channel.tenant, resolved.routes, message);
+  const found = await correlate(db, channel.tenant, resolved.routes, message, predict);
   if (found) return { role: "relay", ...found };
   return refused(
     "not-found",
@@ -423,7 +462,26 @@ export class Dispatcher {
       const earlier = await earlierDelivery(this.#o.db, key);
       if (earlier) return { kind: "settled", instances: [earlier] };
     }
-    const consumer = await consumerOf(this.#o.db, channel, resolved, message);
+    // Predictions only for a message that runs now: an on-persist capture must be refused at
+    // once when nothing correlates, which takes the lookup.
+    const runsNow = channel.ackMode !== "on-persist" || receipt !== undefined;
+    const intaken = { delivery, channel, resolved, message, admission };
+    // Only a predicted relay comes back MOVED, so the lookup's run is the last.
+    for (let predict = runsNow;; predict = false) {
+      const outcome = await this.#consume(intaken, receipt, attempt, hold, predict);
+      if (outcome !== MOVED) return outcome;
+    }
+  }
+
+  /** Stages 4 to 7 for a decoded message. */
+  async #consume(
+    { delivery, channel, resolved, message, admission }: Intaken,
+    receipt: Capture | undefined,
+    attempt: Attempt,
+    hold: AckHold | undefined,
+    predict: boolean,
+  ): Promise<DeliveryOutcome | typeof MOVED> {
+    const consumer = await consumerOf(this.#o.db, channel, resolved, message, predict);
     if ("kind" in consumer) return consumer;
     const screenOn = consumer.role === "start" ? consumer.routes[0] : consumer.route;
     attempt.consumer = consumer.role === "start" ? { route: screenOn } : consumer;
@@ -475,10 +533,10 @@ export class Dispatcher {
 
   async #relay(
     screened: Screened,
-    found: { route: Route; instanceId: string },
+    found: Correlated,
     receipt: Capture | undefined,
     hold: AckHold | undefined,
-  ): Promise<DeliveryOutcome> {
+  ): Promise<DeliveryOutcome | typeof MOVED> {
     const dedup = dedupKeyOf(
       found.route,
       screened.message,
@@ -498,7 +556,7 @@ export class Dispatcher {
     return { tenant: screened.channel.tenant, channel: screened.channel.decl.name };
   }
 
-  #onLane(key: string, work: (lane: number) => Promise<DeliveryOutcome>) {
+  #onLane<T>(key: string, work: (lane: number) => Promise<T>): Promise<T> {
     return this.#o.lanes.run(key, work);
   }
 }
@@ -568,18 +626,21 @@ export async function runStart(o: DispatcherOptions, w: StartWork): Promise<Deli
     : { kind: "refused", refusal: "rejected", diagnostics: [started.refusal] };
 }
 
-interface ResumeWork extends Omit<StartWork, "route"> {
-  readonly route: Route;
-}
+interface ResumeWork extends Omit<StartWork, "route">, Correlated {}
 
 /** Stage 7b: a parked instance — claim, rehydrate, step, commit (the claim is released on every exit). */
-export async function runResume(o: DispatcherOptions, w: ResumeWork): Promise<DeliveryOutcome> {
+async function runResume(
+  o: DispatcherOptions,
+  w: ResumeWork,
+): Promise<DeliveryOutcome | typeof MOVED> {
   const { instanceId } = w;
   const nodeId = w.route.subscription.nodeId;
+  const tenant = w.screened.channel.tenant;
   const key = {
-    tenant: w.screened.channel.tenant,
+    tenant,
     instanceId,
     owner: `${o.replicaId}/lane-${w.lane}`,
+    ...(w.through ? { through: w.through } : {}),
   };
   const advanced = await advanceInstance(o, key, ({ plan, state }) => {
     const wait = [...state.waits.values()].find((x) =>
@@ -602,6 +663,10 @@ export async function runResume(o: DispatcherOptions, w: ResumeWork): Promise<De
         { instanceId },
       );
     case "gone":
+      if (advanced.why === "moved") {
+        aliasPredictionsOf(o.db).forget({ tenant, ...w.through! }, instanceId);
+        return MOVED;
+      }
       return notWaiting(`instance ${instanceId} no longer waits for this message`, { instanceId });
     case "unloaded":
       return notWaiting(

@@ -29,8 +29,11 @@ export interface ClaimedInstance {
   readonly snapshot: Uint8Array;
 }
 
-/** Why a claim was not taken. */
-export type ClaimRefusal = "held" | "not-active" | "missing";
+/**
+ * Why a claim was not taken; `moved` when the alias the claim was made
+ * through no longer leads to the instance.
+ */
+export type ClaimRefusal = "held" | "not-active" | "missing" | "moved";
 
 /** Identifies one claim. */
 export interface ClaimKey {
@@ -38,6 +41,12 @@ export interface ClaimKey {
   readonly instanceId: string;
   /** The lane-scoped owner id, e.g. `replica-1/lane-2`. */
   readonly owner: string;
+  /**
+   * Claim only while this alias leads to the instance: it is the first
+   * live holder, the one a correlation lookup would name (a relay whose
+   * instance was predicted rather than looked up).
+   */
+  readonly through?: { readonly name: string; readonly value: string };
 }
 
 /** How a claim treats one another owner holds. */
@@ -49,6 +58,18 @@ export interface ClaimOptions {
    */
   readonly staleAfterMs?: number;
 }
+
+/** Live holders of an alias value, first holder first (the order correlation takes), by placeholder. */
+function holders(p: { tenant: string; name: string; value: string }): string {
+  return `select instance_id from aliases
+      where tenant = ${p.tenant} and name = ${p.name} and value = ${p.value} and retired_at is null
+      order by created_at, instance_id`;
+}
+
+const HOLDERS = holders({ tenant: "$1", name: "$2", value: "$3" });
+
+/** The first live holder, for a claim made through an alias ($5 its name, $6 its value). */
+const FIRST_HOLDER = `${holders({ tenant: "$1", name: "$5", value: "$6" })} limit 1`;
 
 /**
  * Compare-and-set claim on the instance row: taken when nobody holds it,
@@ -73,6 +94,7 @@ export async function claimInstance(
   options: ClaimOptions = {},
 ): Promise<ClaimedInstance | ClaimRefusal> {
   const staleAfter = options.staleAfterMs === undefined ? null : options.staleAfterMs / 1000;
+  const params = [key.tenant, key.instanceId, key.owner, staleAfter];
   const { rows } = await db.query<
     { deployment_id: string; process_id: string; snapshot: Uint8Array }
   >(
@@ -81,14 +103,18 @@ export async function claimInstance(
         and (owner is null or owner = $3
           or claimed_at < now() - make_interval(secs => $4::double precision))
         and status in ('RUNNING', 'SUSPENDED')
-        and (select set_config('synchronous_commit', 'off', true)) = 'off'
+        and (select set_config('synchronous_commit', 'off', true)) = 'off'${
+      key.through ? `\n        and instance_id = (${FIRST_HOLDER})` : ""
+    }
       returning deployment_id, process_id, snapshot`,
-    [key.tenant, key.instanceId, key.owner, staleAfter],
+    key.through ? [...params, key.through.name, key.through.value] : params,
   );
   if (rows.length === 1) {
     const r = rows[0];
     return { deploymentId: r.deployment_id, processId: r.process_id, snapshot: r.snapshot };
   }
+  // The caller guessed; it looks the alias up and claims again, which says why.
+  if (key.through) return "moved";
   const { rows: seen } = await db.query<{ status: string; owner: string | null }>(
     "select status, owner from instances where tenant = $1 and instance_id = $2",
     [key.tenant, key.instanceId],
@@ -482,11 +508,10 @@ export async function instancesByAlias(
   db: Queryable,
   key: { tenant: string; name: string; value: string },
 ): Promise<string[]> {
-  const { rows } = await db.query<{ instance_id: string }>(
-    `select instance_id from aliases
-      where tenant = $1 and name = $2 and value = $3 and retired_at is null
-      order by created_at, instance_id`,
-    [key.tenant, key.name, key.value],
-  );
+  const { rows } = await db.query<{ instance_id: string }>(HOLDERS, [
+    key.tenant,
+    key.name,
+    key.value,
+  ]);
   return rows.map((r) => r.instance_id);
 }
