@@ -50,12 +50,10 @@ export class AliasPredictions {
     }
   }
 
-  /** Forgets `alias`; with `instanceId`, only while it still leads there. */
-  forget(alias: AliasValue, instanceId?: string): void {
+  /** Forgets `alias` while it still leads to `instanceId` (a later holder stays remembered). */
+  forget(alias: AliasValue, instanceId: string): void {
     const key = keyOf(alias);
-    if (instanceId === undefined || this.#holders.get(key) === instanceId) {
-      this.#holders.delete(key);
-    }
+    if (this.#holders.get(key) === instanceId) this.#holders.delete(key);
   }
 
   /**

@@ -30,7 +30,7 @@ Deno.test("retiring an alias does not forget another instance's later claim to i
   assert.equal(p.predict(alias("A")), "i-2");
   p.forget(alias("A"), "i-1");
   assert.equal(p.predict(alias("A")), "i-2");
-  p.forget(alias("A"));
+  p.forget(alias("A"), "i-2");
   assert.equal(p.predict(alias("A")), undefined);
 });
 
