@@ -12,6 +12,8 @@
  *
  * @module
  */
+import nodeOs from "node:os";
+import nodeProcess from "node:process";
 import type { RunningEngine } from "../engine/runtime/mod.ts";
 
 /** The `--name value` pairs of a bench's command line, by name without the dashes. */
@@ -71,13 +73,20 @@ export async function postJson(
 /**
  * Runs the bench module `module` again as its own load client, in a child
  * process whose only permission is loopback network, with `options.args`;
- * resolves to the number the client prints. A client still running a
- * minute after its `options.seconds` of load is killed, so a wedged one
- * cannot hang the bench.
+ * resolves to the number the client prints last. A client that prints
+ * {@link LOAD_STARTS} first has `options.onLoad` called then, so a
+ * measurement can leave out the client's own start-up. A client still
+ * running a minute after its `options.seconds` of load is killed, so a
+ * wedged one cannot hang the bench.
  */
 export async function runClient(
   module: string,
-  options: { readonly args: readonly string[]; readonly seconds: number; readonly what: string },
+  options: {
+    readonly args: readonly string[];
+    readonly seconds: number;
+    readonly what: string;
+    readonly onLoad?: () => void;
+  },
 ): Promise<number> {
   const child = new Deno.Command(Deno.execPath(), {
     args: [
@@ -94,12 +103,91 @@ export async function runClient(
   }).spawn();
   const overrun = setTimeout(() => child.kill("SIGKILL"), (options.seconds + 60) * 1000);
   try {
-    const { success, stdout } = await child.output();
-    if (!success) throw new Error(`the ${options.what} client failed`);
-    return Number(new TextDecoder().decode(stdout).trim());
+    let last = "";
+    for await (
+      const line of child.stdout.pipeThrough(new TextDecoderStream()).pipeThrough(lines())
+    ) {
+      if (line === LOAD_STARTS) options.onLoad?.();
+      else if (line.trim() !== "") last = line;
+    }
+    if (!(await child.status).success) throw new Error(`the ${options.what} client failed`);
+    return Number(last.trim());
   } finally {
     clearTimeout(overrun);
   }
+}
+
+/** What a load client prints just before its load begins (see {@link runClient}). */
+export const LOAD_STARTS = "load starts";
+
+/** Splits a text stream into its lines. */
+function lines(): TransformStream<string, string> {
+  let rest = "";
+  return new TransformStream({
+    transform(chunk, out) {
+      const parts = (rest + chunk).split("\n");
+      rest = parts.pop()!;
+      for (const part of parts) out.enqueue(part);
+    },
+    flush(out) {
+      if (rest !== "") out.enqueue(rest);
+    },
+  });
+}
+
+/**
+ * CPU spent while a load ran, per operation: by this process (the server
+ * side of every line: the engine, the echo server, the raw insert loop's
+ * driver) and by the whole machine (client, server, database
+ * and everything else), with how many cores were busy on average. The
+ * machine figure is the physical cost of an operation: at full use of the
+ * machine, no line can beat `1e6 × cores / machineUsPerOp` per second.
+ */
+export interface CpuUse {
+  readonly processUsPerOp: number;
+  readonly machineUsPerOp?: number;
+  readonly machineBusyCores?: number;
+}
+
+/** Starts measuring CPU; `stop` takes the operations per second the load reached. */
+export function cpuMeter(): { start(): void; stop(perSecond: number): CpuUse } {
+  let process = processCpuUs();
+  let machine = machineCpuUs();
+  let started = performance.now();
+  return {
+    start() {
+      process = processCpuUs();
+      machine = machineCpuUs();
+      started = performance.now();
+    },
+    stop(perSecond) {
+      const seconds = (performance.now() - started) / 1000;
+      const ops = perSecond * seconds;
+      const use: { -readonly [K in keyof CpuUse]: CpuUse[K] } = {
+        processUsPerOp: Math.round((processCpuUs() - process) / ops),
+      };
+      const now = machineCpuUs();
+      if (now !== undefined && machine !== undefined) {
+        const busyUs = now - machine;
+        use.machineUsPerOp = Math.round(busyUs / ops);
+        use.machineBusyCores = Number((busyUs / 1e6 / seconds).toFixed(2));
+      }
+      return use;
+    },
+  };
+}
+
+function processCpuUs(): number {
+  const { user, system } = nodeProcess.cpuUsage();
+  return user + system;
+}
+
+/** Busy time of all cores so far, in microseconds; undefined where the system does not say. */
+function machineCpuUs(): number | undefined {
+  const cores = nodeOs.cpus();
+  if (cores.length === 0) return undefined;
+  // Milliseconds per core since boot, counted in the kernel's clock ticks.
+  return cores.reduce((sum, { times: t }) => sum + t.user + t.nice + t.sys + t.irq, 0) * 1000;
 }
 
 /**

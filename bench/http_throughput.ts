@@ -22,6 +22,13 @@
  * the client never competes with the server for one event loop and the
  * echo and engine lines pay the same client cost.
  *
+ * Every line also gives its CPU per operation (`cpu`): this process's (the
+ * server side) and the whole machine's, with the cores busy on
+ * average. Each ratio comes twice: in operations per second, and at equal
+ * machine CPU (`…AtEqualMachineCpu`, the ratio of machine CPU per
+ * operation), which is the best the first could reach on this machine if
+ * both lines kept every core busy.
+ *
  * @module
  */
 import type { RunningEngine } from "../engine/runtime/mod.ts";
@@ -70,16 +77,46 @@ const scenarios: Record<string, (base: string) => Promise<number>> = {
   },
 };
 
-/** Runs `scenario` against `base` in a child process; resolves to operations per second. */
-function remoteLoad(scenario: string, base: string): Promise<number> {
-  return support.runClient(import.meta.url, {
+/** A line's rate and what it cost in CPU. */
+interface Measured {
+  readonly perSecond: number;
+  readonly cpu: support.CpuUse;
+}
+
+/** Runs `scenario` against `base` in a child process, measuring from the client's first request. */
+async function remoteLoad(scenario: string, base: string): Promise<Measured> {
+  const meter = support.cpuMeter();
+  const perSecond = await support.runClient(import.meta.url, {
     args: ["--client", scenario, "--base", base, "--concurrency", String(concurrency)],
     seconds,
     what: scenario,
+    onLoad: meter.start,
   });
+  return { perSecond, cpu: meter.stop(perSecond) };
 }
 
-async function bareEcho(): Promise<number> {
+/** Prints `measured` as the throughput line of `scenario`. */
+function report(scenario: string, measured: Measured, extra: Record<string, unknown> = {}): void {
+  lines.rate(scenario, measured.perSecond, { ...extra, cpu: measured.cpu });
+}
+
+/**
+ * How `line` compares with `floor` in operations per second, and per unit
+ * of machine CPU (what the ratio would be if the machine's cores were the
+ * only limit), when the machine figure is known.
+ */
+function ratio(
+  ratios: Record<string, number>,
+  name: string,
+  line: Measured,
+  floor: Measured,
+): void {
+  ratios[name] = line.perSecond / floor.perSecond;
+  const [lineUs, floorUs] = [line.cpu.machineUsPerOp, floor.cpu.machineUsPerOp];
+  if (lineUs && floorUs) ratios[`${name}AtEqualMachineCpu`] = floorUs / lineUs;
+}
+
+async function bareEcho(): Promise<Measured> {
   const server = Deno.serve(
     { port: 0, hostname: "127.0.0.1", onListen: () => {} },
     async (r) => new Response(await r.text(), { headers: { "content-type": "application/json" } }),
@@ -109,6 +146,7 @@ function engine(
 }
 
 if (client) {
+  console.log(support.LOAD_STARTS);
   console.log(await scenarios[client](args.get("base")!));
 } else {
   await measure();
@@ -116,41 +154,44 @@ if (client) {
 
 async function measure(): Promise<void> {
   const echo = await bareEcho();
-  lines.rate("bare-echo", echo);
+  report("bare-echo", echo);
   const database = serverUrl ? "postgres" : "pglite-memory";
   const ratios: Record<string, number> = {};
 
   // With no history kept, a start that ends in its first step has nothing to commit.
   await withEngine({ SUTRA_INSTANCE_RETENTION: "PT0S" }, async (running) => {
     const quote = await remoteLoad("quote", running.url);
-    lines.rate("stateless-quote-reply", quote, { database, retention: "PT0S" });
-    ratios.statelessNoHistoryOverEcho = quote / echo;
+    report("stateless-quote-reply", quote, { database, retention: "PT0S" });
+    ratio(ratios, "statelessNoHistoryOverEcho", quote, echo);
   });
 
   await withEngine({}, async (running, schema) => {
     const quote = await remoteLoad("quote", running.url);
-    lines.rate("stateless-quote-reply", quote, { database, retention: "P7D" });
-    ratios.statelessOverEcho = quote / echo;
+    report("stateless-quote-reply", quote, { database, retention: "P7D" });
+    ratio(ratios, "statelessOverEcho", quote, echo);
 
     if (serverUrl && schema) {
       const pairs = await remoteLoad("pairs", running.url);
-      lines.rate("approval-park-resume-pairs", pairs, { database });
-      const raw = (transaction: boolean) =>
-        support.rawInsertCommits(serverUrl, {
+      report("approval-park-resume-pairs", pairs, { database });
+      const raw = async (transaction: boolean): Promise<Measured> => {
+        const meter = support.cpuMeter();
+        const perSecond = await support.rawInsertCommits(serverUrl, {
           schema: `${schema}_raw${transaction ? "_tx" : ""}`,
           workers: concurrency,
           seconds,
           transaction,
         });
+        return { perSecond, cpu: meter.stop(perSecond) };
+      };
       const inserts = await raw(false);
-      lines.rate("raw-insert-commits", inserts, { database });
+      report("raw-insert-commits", inserts, { database });
       const insertTransactions = await raw(true);
-      lines.rate("raw-insert-transactions", insertTransactions, { database });
+      report("raw-insert-transactions", insertTransactions, { database });
       for (const suffix of ["_raw", "_raw_tx"]) {
         await support.dropSchema(serverUrl, schema + suffix);
       }
-      ratios.pairsOverInserts = pairs / inserts;
-      ratios.pairsOverInsertTransactions = pairs / insertTransactions;
+      ratio(ratios, "pairsOverInserts", pairs, inserts);
+      ratio(ratios, "pairsOverInsertTransactions", pairs, insertTransactions);
     } else {
       lines.record({
         scenario: "approval-park-resume-pairs",
