@@ -9,13 +9,20 @@
  * inclusive join and a multi-instance body. With `--peer` (the path of
  * `bpmn-engine.mjs`), the peer runs in the same session and a third line
  * gives its figure and the ratio. Every instance must complete; anything
- * else fails the benchmark.
+ * else fails the benchmark. Another line encodes and decodes the snapshot
+ * of a finished fifty-node instance (what a durable step writes and a
+ * resume reads back).
  *
  * @module
  */
 import { type ExecutionPlan, loadBpmn } from "../engine/bpmn/mod.ts";
 import { ManualClock } from "../engine/core/mod.ts";
-import { step } from "../engine/executor/mod.ts";
+import {
+  decodeSnapshot,
+  encodeSnapshot,
+  type InstanceState,
+  step,
+} from "../engine/executor/mod.ts";
 
 const args = parseArgs(Deno.args);
 const instances = Number(args.get("instances") ?? 100_000);
@@ -50,6 +57,18 @@ console.log(JSON.stringify({
   instancesPerSec: fiftyRate,
 }));
 
+// Every durable step writes its instance's snapshot and every resume reads one back.
+const snapshots = Math.max(5000, Math.round(instances / 2));
+const snapshotRate = snapshotRoundTrips(fifty, snapshots, await finalState(fifty));
+console.log(JSON.stringify({
+  engine: "sutra",
+  bench: "snapshot-round-trip",
+  process: "fifty-node",
+  snapshots,
+  roundTripsPerSec: snapshotRate.perSecond,
+  bytes: snapshotRate.bytes,
+}));
+
 const peer = args.get("peer");
 if (peer !== undefined) {
   const out = await new Deno.Command("node", { args: [peer, args.get("peer-instances") ?? "5000"] })
@@ -82,6 +101,36 @@ async function load(source: string, uri = source): Promise<ExecutionPlan> {
     );
   }
   return r.plan!;
+}
+
+/** The state a fifty-node instance ends in: every variable and record a snapshot carries. */
+async function finalState(plan: ExecutionPlan): Promise<InstanceState> {
+  const r = await step(plan, undefined, {
+    type: "start",
+    instanceId: "bench",
+    variables: { amount: 7, items: [1, 2, 3, 4, 5] },
+  }, { clock });
+  if (!r.state) fail(`the instance did not run: ${r.refusal?.message}`);
+  return r.state;
+}
+
+/** Encodes `state` and decodes it again `n` times; the rate and the snapshot's size. */
+function snapshotRoundTrips(
+  plan: ExecutionPlan,
+  n: number,
+  state: InstanceState,
+): { perSecond: number; bytes: number } {
+  const once = () => {
+    const bytes = encodeSnapshot(plan, state);
+    const back = decodeSnapshot(plan, bytes);
+    if (!back.state) fail(`the snapshot does not read back: ${back.diagnostics[0].message}`);
+    return bytes.length;
+  };
+  for (let i = 0; i < Math.min(n, 2000); i++) once();
+  const t0 = performance.now();
+  let bytes = 0;
+  for (let i = 0; i < n; i++) bytes = once();
+  return { perSecond: Math.round(n / ((performance.now() - t0) / 1000)), bytes };
 }
 
 async function measure(

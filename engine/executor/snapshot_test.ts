@@ -27,6 +27,15 @@ Deno.test("container: escapes line breaks, backslashes and '=' in keys; never '|
   const text = renderContainer(entries);
   assert.equal(text, "a=v=1\nb\\=key=x\\ny\\\\z|w\n");
   assert.deepEqual(parseContainer(text), entries);
+  const tricky = new Map([
+    ["c\\d\ne", "p\rq"],
+    ["", "empty key"],
+    ["plain", ""],
+    ["x\\", "y"],
+  ]);
+  assert.deepEqual(parseContainer(renderContainer(tricky)), tricky);
+  assert.throws(() => parseContainer("no separator\n"), /has no '='/);
+  assert.throws(() => parseContainer("escaped\\=only\n"), /has no '='/);
 });
 
 Deno.test("snapshot: all-string variables are written bare at generation 2", async () => {
