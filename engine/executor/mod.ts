@@ -35,7 +35,7 @@ export type * from "./ports.ts";
 export type * from "./listeners.ts";
 export type * from "./state.ts";
 export { cloneState, isTerminal } from "./state.ts";
-export { decodeSnapshot, encodeSnapshot } from "./snapshot.ts";
+export { decodeSnapshot, encodeSnapshot, encodeSnapshotText } from "./snapshot.ts";
 export type { DecodeResult } from "./snapshot.ts";
 export { DECLARED_SENSITIVE, sensitiveVariables } from "./sensitivity.ts";
 export { decodeValue, encodeValue, TypedValueError } from "./typed_value.ts";

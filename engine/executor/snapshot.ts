@@ -68,9 +68,14 @@ const GENERATION_PLAIN = 2;
 /** Generation of snapshots carrying typed variables. */
 const GENERATION_TYPED = 4;
 
-/** Encodes a state as snapshot bytes. */
+/** Encodes a state as snapshot bytes (the UTF-8 of {@link encodeSnapshotText}). */
 export function encodeSnapshot(plan: ExecutionPlan, state: InstanceState): Uint8Array {
-  return new TextEncoder().encode(renderContainer(snapshotEntries(plan, state)));
+  return new TextEncoder().encode(encodeSnapshotText(plan, state));
+}
+
+/** Encodes a state as snapshot text. */
+export function encodeSnapshotText(plan: ExecutionPlan, state: InstanceState): string {
+  return renderContainer(snapshotEntries(plan, state));
 }
 
 /** The result of {@link decodeSnapshot}. */
@@ -78,15 +83,13 @@ export type DecodeResult =
   | { readonly state: InstanceState; readonly diagnostics?: undefined }
   | { readonly state?: undefined; readonly diagnostics: readonly Diagnostic[] };
 
-/** Decodes snapshot bytes against the plan the instance runs on. */
-export function decodeSnapshot(plan: ExecutionPlan, bytes: Uint8Array): DecodeResult {
+/** Decodes a snapshot (its bytes, or its text) against the plan the instance runs on. */
+export function decodeSnapshot(plan: ExecutionPlan, snapshot: Uint8Array | string): DecodeResult {
   try {
-    return {
-      state: readState(
-        plan,
-        parseContainer(new TextDecoder("utf-8", { fatal: true }).decode(bytes)),
-      ),
-    };
+    const text = typeof snapshot === "string"
+      ? snapshot
+      : new TextDecoder("utf-8", { fatal: true }).decode(snapshot);
+    return { state: readState(plan, parseContainer(text)) };
   } catch (e) {
     return {
       diagnostics: [diagnostic(

@@ -151,7 +151,7 @@ eachDatabase("deleting at completion needs the claim, like any commit", async (d
     deploymentId: "d",
     processId: "p",
     state: { ...emptyState("i-1", "p"), status: "COMPLETED" },
-    snapshot: new Uint8Array(),
+    snapshot: "",
     effects: NO_EFFECTS,
     outbox: [],
     owner: "me/lane-0",

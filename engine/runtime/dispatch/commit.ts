@@ -20,7 +20,7 @@ import { type Diagnostic, diagnostic, DiagnosticError } from "../../core/diagnos
 import { isConflict } from "../../core/datastore.ts";
 import type { StepStores } from "../../datastore/mod.ts";
 import type { DeliveryOutcome } from "../../core/transport.ts";
-import { encodeSnapshot, type StepResult } from "../../executor/mod.ts";
+import { encodeSnapshotText, type StepResult } from "../../executor/mod.ts";
 import type { Database, Transaction } from "../../persistence/mod.ts";
 import type { ActiveDeployment } from "../deployments/registry.ts";
 import {
@@ -126,7 +126,7 @@ async function commitAndAnswer(
   try {
     // A step with nothing to make durable (it ended at once and keeps no history) skips the database.
     if (t.dedup || t.also || t.capture || !commitsNothing(step)) {
-      const written: StepCommit = { ...step, snapshot: encodeSnapshot(t.plan, state) };
+      const written: StepCommit = { ...step, snapshot: encodeSnapshotText(t.plan, state) };
       await groupCommitOf(o.db).commit((tx) =>
         inOrder([
           commitStep(tx, written),

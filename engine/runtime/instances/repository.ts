@@ -7,6 +7,7 @@
  */
 import type { Effects, InstanceState } from "../../executor/mod.ts";
 import { isTerminal } from "../../executor/mod.ts";
+import { SNAPSHOT_COLUMN, snapshotFromColumn, snapshotParam } from "./snapshot_column.ts";
 import {
   type Database,
   type Queryable,
@@ -26,7 +27,8 @@ export function rowStatus(state: InstanceState): InstanceRowStatus {
 export interface ClaimedInstance {
   readonly deploymentId: string;
   readonly processId: string;
-  readonly snapshot: Uint8Array;
+  /** Its text, or its bytes when they had to be escaped on the way (see snapshot_column.ts). */
+  readonly snapshot: string | Uint8Array;
 }
 
 /**
@@ -96,7 +98,7 @@ export async function claimInstance(
   const staleAfter = options.staleAfterMs === undefined ? null : options.staleAfterMs / 1000;
   const params = [key.tenant, key.instanceId, key.owner, staleAfter];
   const { rows } = await db.query<
-    { deployment_id: string; process_id: string; snapshot: Uint8Array }
+    { deployment_id: string; process_id: string; snapshot: string }
   >(
     `update instances set owner = $3, claimed_at = now()
       where tenant = $1 and instance_id = $2
@@ -106,12 +108,16 @@ export async function claimInstance(
         and (select set_config('synchronous_commit', 'off', true)) = 'off'${
       key.through ? `\n        and instance_id = (${FIRST_HOLDER})` : ""
     }
-      returning deployment_id, process_id, snapshot`,
+      returning deployment_id, process_id, ${SNAPSHOT_COLUMN}`,
     key.through ? [...params, key.through.name, key.through.value] : params,
   );
   if (rows.length === 1) {
     const r = rows[0];
-    return { deploymentId: r.deployment_id, processId: r.process_id, snapshot: r.snapshot };
+    return {
+      deploymentId: r.deployment_id,
+      processId: r.process_id,
+      snapshot: snapshotFromColumn(r.snapshot),
+    };
   }
   // The caller guessed; it looks the alias up and claims again, which says why.
   if (key.through) return "moved";
@@ -177,7 +183,8 @@ export interface StepCommit {
   readonly deploymentId: string;
   readonly processId: string;
   readonly state: InstanceState;
-  readonly snapshot: Uint8Array;
+  /** The state's snapshot text. */
+  readonly snapshot: string;
   readonly effects: Effects;
   readonly outbox: readonly OutboxRow[];
   /** Absent for a new instance (inserted); the claim owner for a resumed one. */
@@ -293,19 +300,22 @@ export async function inOrder(pending: readonly Promise<unknown>[]): Promise<voi
 
 async function writeInstance(tx: Transaction, c: StepCommit, ended: boolean): Promise<void> {
   const status = rowStatus(c.state);
+  const snapshot = snapshotParam(c.snapshot);
   const failure = c.state.failure;
   if (c.owner === undefined) {
     await tx.query(
       `insert into instances (tenant, instance_id, deployment_id, process_id, status, snapshot,
          failure_code, failure_detail, failure_node, ended_at, channel)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, case when $10 then now() end, $11)`,
+       values ($1, $2, $3, $4, $5, ${
+        snapshot.sql("$6")
+      }, $7, $8, $9, case when $10 then now() end, $11)`,
       [
         c.tenant,
         c.instanceId,
         c.deploymentId,
         c.processId,
         status,
-        c.snapshot,
+        snapshot.value,
         failure?.code ?? null,
         failure?.message ?? null,
         failure?.node ?? null,
@@ -315,7 +325,9 @@ async function writeInstance(tx: Transaction, c: StepCommit, ended: boolean): Pr
     );
   } else {
     const updated = await tx.query(
-      `update instances set status = $4, snapshot = $5, failure_code = $6, failure_detail = $7,
+      `update instances set status = $4, snapshot = ${
+        snapshot.sql("$5")
+      }, failure_code = $6, failure_detail = $7,
          failure_node = $8, owner = null, claimed_at = null, updated_at = now(),
          ended_at = case when $9 then now() end
        where tenant = $1 and instance_id = $2 and owner = $3`,
@@ -324,7 +336,7 @@ async function writeInstance(tx: Transaction, c: StepCommit, ended: boolean): Pr
         c.instanceId,
         c.owner,
         status,
-        c.snapshot,
+        snapshot.value,
         failure?.code ?? null,
         failure?.message ?? null,
         failure?.node ?? null,

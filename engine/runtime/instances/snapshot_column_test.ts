@@ -1,0 +1,48 @@
+import assert from "node:assert/strict";
+import { ENGINE_MIGRATIONS, migrate } from "../../persistence/mod.ts";
+import { eachDatabase } from "../../../tests/support/test_database.ts";
+import { SNAPSHOT_COLUMN, snapshotFromColumn, snapshotParam } from "./snapshot_column.ts";
+
+const SNAPSHOTS = {
+  ascii: "gen=4\nvar.amount=n:12.5\nvar.note=s:a\\nb\n",
+  backslashes: "var.path=s:C:\\\\temp\\\\x\n",
+  accented: "var.name=s:Zoë ✓ 名前\n",
+  nul: "var.raw=s:a\u0000b\n",
+  controls: "var.bell=s:\u0007\u001f\u007f\n",
+  empty: "",
+};
+
+eachDatabase(
+  "every snapshot reads back as the exact text written, as bytes or text",
+  async (db) => {
+    await migrate(db, ENGINE_MIGRATIONS);
+    for (const [id, text] of Object.entries(SNAPSHOTS)) {
+      const snapshot = snapshotParam(text);
+      await db.query(
+        `insert into instances (instance_id, deployment_id, process_id, status, snapshot)
+       values ($1, 'd', 'p', 'RUNNING', ${snapshot.sql("$2")})`,
+        [id, snapshot.value],
+      );
+      const { rows } = await db.query<{ snapshot: string; raw: Uint8Array }>(
+        `select ${SNAPSHOT_COLUMN}, snapshot as raw from instances where instance_id = $1`,
+        [id],
+      );
+      // The column holds the UTF-8 bytes whichever way the snapshot was sent.
+      assert.deepEqual(rows[0].raw, new TextEncoder().encode(text), id);
+      const read = snapshotFromColumn(rows[0].snapshot);
+      assert.equal(typeof read === "string" ? read : new TextDecoder().decode(read), text, id);
+    }
+  },
+);
+
+Deno.test("ASCII snapshots travel as text, others as bytes; unescaped text comes back as is", () => {
+  assert.equal(typeof snapshotParam(SNAPSHOTS.ascii).value, "string");
+  assert.equal(typeof snapshotParam(SNAPSHOTS.backslashes).value, "string");
+  assert.ok(snapshotParam(SNAPSHOTS.accented).value instanceof Uint8Array);
+  assert.ok(snapshotParam(SNAPSHOTS.nul).value instanceof Uint8Array);
+  assert.equal(snapshotFromColumn("gen=4\n"), "gen=4\n");
+  assert.deepEqual(
+    snapshotFromColumn("a\\\\b\\000\\303\\251"),
+    new Uint8Array([97, 92, 98, 0, 195, 169]),
+  );
+});
