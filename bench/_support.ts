@@ -151,24 +151,26 @@ export interface CpuUse {
 
 /** Starts measuring CPU; `stop` takes the operations per second the load reached. */
 export function cpuMeter(): { start(): void; stop(perSecond: number): CpuUse } {
-  let process = processCpuUs();
-  let machine = machineCpuUs();
-  let started = performance.now();
+  let processAt = 0;
+  let machineAt: number | undefined;
+  let startedAt = 0;
+  const start = () => {
+    processAt = processCpuUs();
+    machineAt = machineCpuUs();
+    startedAt = performance.now();
+  };
+  start();
   return {
-    start() {
-      process = processCpuUs();
-      machine = machineCpuUs();
-      started = performance.now();
-    },
+    start,
     stop(perSecond) {
-      const seconds = (performance.now() - started) / 1000;
+      const seconds = (performance.now() - startedAt) / 1000;
       const ops = perSecond * seconds;
       const use: { -readonly [K in keyof CpuUse]: CpuUse[K] } = {
-        processUsPerOp: Math.round((processCpuUs() - process) / ops),
+        processUsPerOp: Math.round((processCpuUs() - processAt) / ops),
       };
       const now = machineCpuUs();
-      if (now !== undefined && machine !== undefined) {
-        const busyUs = now - machine;
+      if (now !== undefined && machineAt !== undefined) {
+        const busyUs = now - machineAt;
         use.machineUsPerOp = Math.round(busyUs / ops);
         use.machineBusyCores = Number((busyUs / 1e6 / seconds).toFixed(2));
       }

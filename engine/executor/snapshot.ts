@@ -139,9 +139,8 @@ export function parseContainer(text: string): Map<string, string> {
 /** A line's unescaped key and the index of the '=' that ends it (the line's length if none). */
 function keyOf(line: string): [string, number] {
   const eq = line.indexOf("=");
-  const slash = line.indexOf("\\");
-  // Most keys have no escapes: they end at the first '='.
-  if (eq >= 0 && (slash < 0 || slash > eq)) return [line.slice(0, eq), eq];
+  // Most keys have no escapes: they end at the first '=' (only the key is searched for one).
+  if (eq >= 0 && line.lastIndexOf("\\", eq) < 0) return [line.slice(0, eq), eq];
   let key = "";
   let i = 0;
   for (; i < line.length; i++) {

@@ -300,15 +300,13 @@ export async function inOrder(pending: readonly Promise<unknown>[]): Promise<voi
 
 async function writeInstance(tx: Transaction, c: StepCommit, ended: boolean): Promise<void> {
   const status = rowStatus(c.state);
-  const snapshot = snapshotParam(c.snapshot);
   const failure = c.state.failure;
   if (c.owner === undefined) {
+    const snapshot = snapshotParam(c.snapshot, "$6");
     await tx.query(
       `insert into instances (tenant, instance_id, deployment_id, process_id, status, snapshot,
          failure_code, failure_detail, failure_node, ended_at, channel)
-       values ($1, $2, $3, $4, $5, ${
-        snapshot.sql("$6")
-      }, $7, $8, $9, case when $10 then now() end, $11)`,
+       values ($1, $2, $3, $4, $5, ${snapshot.sql}, $7, $8, $9, case when $10 then now() end, $11)`,
       [
         c.tenant,
         c.instanceId,
@@ -324,10 +322,9 @@ async function writeInstance(tx: Transaction, c: StepCommit, ended: boolean): Pr
       ],
     );
   } else {
+    const snapshot = snapshotParam(c.snapshot, "$5");
     const updated = await tx.query(
-      `update instances set status = $4, snapshot = ${
-        snapshot.sql("$5")
-      }, failure_code = $6, failure_detail = $7,
+      `update instances set status = $4, snapshot = ${snapshot.sql}, failure_code = $6, failure_detail = $7,
          failure_node = $8, owner = null, claimed_at = null, updated_at = now(),
          ended_at = case when $9 then now() end
        where tenant = $1 and instance_id = $2 and owner = $3`,

@@ -15,23 +15,21 @@
  * @module
  */
 
-/** A snapshot as a statement parameter: the value to bind, and the SQL expression for its placeholder. */
+/** A snapshot as a statement parameter: the value to bind, and the SQL expression to write for it. */
 export interface SnapshotParam {
   readonly value: string | Uint8Array;
-  /** The expression to write in place of `placeholder` (e.g. `$5`). */
-  sql(placeholder: string): string;
+  readonly sql: string;
 }
 
 /** Printable ASCII and the control characters other than NUL: the same bytes as text in any encoding. */
 // deno-lint-ignore no-control-regex -- the range starts at \x01 on purpose: NUL cannot be text.
 const ASCII = /^[\x01-\x7f]*$/;
 
-/** The parameter that writes snapshot `text` into the `bytea` column. */
-export function snapshotParam(text: string): SnapshotParam {
-  if (ASCII.test(text)) {
-    return { value: text, sql: (placeholder) => `convert_to(${placeholder}::text, 'UTF8')` };
-  }
-  return { value: new TextEncoder().encode(text), sql: (placeholder) => placeholder };
+/** The parameter that writes snapshot `text` into the `bytea` column, bound at `placeholder` (e.g. `$5`). */
+export function snapshotParam(text: string, placeholder: string): SnapshotParam {
+  return ASCII.test(text)
+    ? { value: text, sql: `convert_to(${placeholder}::text, 'UTF8')` }
+    : { value: new TextEncoder().encode(text), sql: placeholder };
 }
 
 /** The select-list item that reads the column as {@link snapshotFromColumn} expects it. */

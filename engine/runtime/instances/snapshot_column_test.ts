@@ -17,10 +17,10 @@ eachDatabase(
   async (db) => {
     await migrate(db, ENGINE_MIGRATIONS);
     for (const [id, text] of Object.entries(SNAPSHOTS)) {
-      const snapshot = snapshotParam(text);
+      const snapshot = snapshotParam(text, "$2");
       await db.query(
         `insert into instances (instance_id, deployment_id, process_id, status, snapshot)
-       values ($1, 'd', 'p', 'RUNNING', ${snapshot.sql("$2")})`,
+       values ($1, 'd', 'p', 'RUNNING', ${snapshot.sql})`,
         [id, snapshot.value],
       );
       const { rows } = await db.query<{ snapshot: string; raw: Uint8Array }>(
@@ -36,10 +36,10 @@ eachDatabase(
 );
 
 Deno.test("ASCII snapshots travel as text, others as bytes; unescaped text comes back as is", () => {
-  assert.equal(typeof snapshotParam(SNAPSHOTS.ascii).value, "string");
-  assert.equal(typeof snapshotParam(SNAPSHOTS.backslashes).value, "string");
-  assert.ok(snapshotParam(SNAPSHOTS.accented).value instanceof Uint8Array);
-  assert.ok(snapshotParam(SNAPSHOTS.nul).value instanceof Uint8Array);
+  assert.equal(typeof snapshotParam(SNAPSHOTS.ascii, "$1").value, "string");
+  assert.equal(typeof snapshotParam(SNAPSHOTS.backslashes, "$1").value, "string");
+  assert.ok(snapshotParam(SNAPSHOTS.accented, "$1").value instanceof Uint8Array);
+  assert.ok(snapshotParam(SNAPSHOTS.nul, "$1").value instanceof Uint8Array);
   assert.equal(snapshotFromColumn("gen=4\n"), "gen=4\n");
   assert.deepEqual(
     snapshotFromColumn("a\\\\b\\000\\303\\251"),
