@@ -37,4 +37,4 @@ export {
   verifyMigrations,
 } from "./migrations.ts";
 export { ENGINE_MIGRATIONS } from "./engine_migrations.ts";
-export { valuesList } from "./values_list.ts";
+export { jsonRecords, valuesList } from "./values_list.ts";

@@ -11,7 +11,7 @@ import { emptyState } from "../../engine/executor/state.ts";
 import { ENGINE_MIGRATIONS, migrate } from "../../engine/persistence/mod.ts";
 import {
   ClaimLostError,
-  commitStep,
+  commitSteps,
   type StepCommit,
 } from "../../engine/runtime/instances/repository.ts";
 import type { RunningEngine } from "../../engine/runtime/mod.ts";
@@ -158,10 +158,10 @@ eachDatabase("deleting at completion needs the claim, like any commit", async (d
     journal: false,
     deleteAtCompletion: true,
   };
-  await assert.rejects(db.transaction((tx) => commitStep(tx, step)), ClaimLostError);
+  await assert.rejects(db.transaction((tx) => commitSteps(tx, [step])), ClaimLostError);
   const { rows } = await db.query("select owner from instances where instance_id = 'i-1'");
   assert.deepEqual(rows, [{ owner: "other/lane-0" }]);
-  await db.transaction((tx) => commitStep(tx, { ...step, owner: "other/lane-0" }));
+  await db.transaction((tx) => commitSteps(tx, [{ ...step, owner: "other/lane-0" }]));
   const { rows: left } = await db.query("select 1 from instances");
   assert.equal(left.length, 0);
 });

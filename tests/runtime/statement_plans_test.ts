@@ -34,7 +34,15 @@ const GROWING = new Set([
 ]);
 
 /** A statement that finds its rows by a key (the periodic sweeps scan ranges by design). */
-const KEYED = /\b(instance_id|wait_id|outbox_id|task_id|event_id|value)\s*(=|in)\s*\(?\$\d/i;
+const KEYED = new RegExp(
+  [
+    // by one key, or by an array of keys (as a group commit writes its steps' rows)
+    String.raw`\b(instance_id|wait_id|outbox_id|task_id|event_id|value)\s*(=|in)\s*(any)?\(?\$\d`,
+    // by a list of key rows
+    String.raw`\((instance_id|wait_id), tenant[\w, ]*\) in \(`,
+  ].join("|"),
+  "i",
+);
 
 interface PlanNode {
   readonly "Node Type": string;

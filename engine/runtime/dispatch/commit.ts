@@ -28,7 +28,6 @@ import {
   AliasConflictError,
   ClaimLostError,
   commitsNothing,
-  commitStep,
   inOrder,
   type StepCommit,
 } from "../instances/repository.ts";
@@ -127,19 +126,20 @@ async function commitAndAnswer(
     // A step with nothing to make durable (it ended at once and keeps no history) skips the database.
     if (t.dedup || t.also || t.capture || !commitsNothing(step)) {
       const written: StepCommit = { ...step, snapshot: encodeSnapshotText(t.plan, state) };
-      await groupCommitOf(o.db).commit((tx) =>
-        inOrder([
-          commitStep(tx, written),
-          t.dedup && recordDelivery(tx, t.dedup, t.instanceId),
-          t.also?.(tx),
-          t.capture && markCaptured(tx, {
-            tenant: t.capture.tenant,
-            eventId: t.capture.eventId,
-            channel: t.capture.delivery.channel,
-            instanceId: t.instanceId,
-          }),
-        ].filter((q) => q !== undefined))
-      );
+      await groupCommitOf(o.db).commit({
+        step: written,
+        work: (tx) =>
+          inOrder([
+            t.dedup && recordDelivery(tx, t.dedup, t.instanceId),
+            t.also?.(tx),
+            t.capture && markCaptured(tx, {
+              tenant: t.capture.tenant,
+              eventId: t.capture.eventId,
+              channel: t.capture.delivery.channel,
+              instanceId: t.instanceId,
+            }),
+          ].filter((q) => q !== undefined)),
+      });
     }
   } catch (error) {
     if (error instanceof AliasConflictError) {

@@ -1,8 +1,10 @@
 /**
  * Group commit: step commits that arrive while another is being written
  * share the next transaction, so a burst of N concurrent steps costs one
- * commit (one log flush) instead of N. Every caller still resolves only
- * after its own writes are durable, exactly as with its own transaction.
+ * commit (one log flush) instead of N, and their rows go out as one
+ * statement per kind of write (`commitSteps`) rather than a few per step.
+ * Every caller still resolves only after its own writes are durable,
+ * exactly as with its own transaction.
  *
  * A group is all or nothing in the database, but not for its members: when
  * the shared transaction fails (one member's alias clash, lost claim, full
@@ -15,13 +17,19 @@
  * @module
  */
 import { CommitInDoubtError, type Database, type Transaction } from "../../persistence/mod.ts";
-import { inOrder } from "../instances/repository.ts";
+import { commitSteps, inOrder, type StepCommit } from "../instances/repository.ts";
 
-/** One commit's writes. */
+/** Statements of one commit. */
 export type CommitWork = (tx: Transaction) => Promise<unknown>;
 
-interface Member {
-  readonly work: CommitWork;
+/** One commit's writes: a step's results, and statements of its own. */
+export interface Commit {
+  /** Written together with the other members' steps. */
+  readonly step?: StepCommit;
+  readonly work?: CommitWork;
+}
+
+interface Member extends Commit {
   resolve(): void;
   reject(error: unknown): void;
 }
@@ -39,10 +47,10 @@ export class GroupCommit {
     this.#db = db;
   }
 
-  /** Commits `work`; resolves once it is durable, rejects with its own failure. */
-  commit(work: CommitWork): Promise<void> {
+  /** Commits `commit`; resolves once it is durable, rejects with its own failure. */
+  commit(commit: Commit): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.#waiting.push({ work, resolve, reject });
+      this.#waiting.push({ ...commit, resolve, reject });
       if (!this.#writing) void this.#drain();
     });
   }
@@ -64,7 +72,7 @@ export class GroupCommit {
     try {
       // The members' statements are pipelined on the one connection; waiting
       // for all of them leaves none running when a failure rolls back.
-      await this.#db.transaction((tx) => inOrder(group.map((m) => m.work(tx))));
+      await this.#db.transaction((tx) => write(tx, group));
     } catch (error) {
       // Running them again could apply a commit that did happen a second time.
       if (error instanceof CommitInDoubtError) {
@@ -79,12 +87,20 @@ export class GroupCommit {
 
   async #alone(member: Member): Promise<void> {
     try {
-      await this.#db.transaction(member.work);
+      await this.#db.transaction((tx) => write(tx, [member]));
       member.resolve();
     } catch (error) {
       member.reject(error);
     }
   }
+}
+
+function write(tx: Transaction, members: readonly Commit[]): Promise<void> {
+  const steps = members.flatMap((m) => m.step ? [m.step] : []);
+  return inOrder([
+    ...(steps.length > 0 ? [commitSteps(tx, steps)] : []),
+    ...members.flatMap((m) => m.work ? [m.work(tx)] : []),
+  ]);
 }
 
 const groups = new WeakMap<Database, GroupCommit>();

@@ -17,7 +17,8 @@ eachDatabase("concurrent commits share transactions and all become durable", asy
   await Promise.all(
     Array.from(
       { length: 40 },
-      (_, k) => group.commit((tx) => tx.query("insert into gc_rows (k) values ($1)", [k])),
+      (_, k) =>
+        group.commit({ work: (tx) => tx.query("insert into gc_rows (k) values ($1)", [k]) }),
     ),
   );
   const { rows } = await db.query<{ n: number }>("select count(*)::int as n from gc_rows");
@@ -30,14 +31,16 @@ eachDatabase("a failing member rejects alone; the rest of its group commits", as
   await db.query("insert into gc_keys (k) values (7)");
   const group = new GroupCommit(db);
   const insert = (k: number) =>
-    group.commit((tx) => tx.query("insert into gc_keys (k) values ($1)", [k]));
+    group.commit({ work: (tx) => tx.query("insert into gc_keys (k) values ($1)", [k]) });
   const thrown = new Error("refused by the member itself");
   const outcomes = await Promise.allSettled([
     insert(1),
     insert(7),
-    group.commit(async (tx) => {
-      await tx.query("insert into gc_keys (k) values (8)");
-      throw thrown;
+    group.commit({
+      work: async (tx) => {
+        await tx.query("insert into gc_keys (k) values (8)");
+        throw thrown;
+      },
     }),
     insert(2),
   ]);
@@ -68,9 +71,11 @@ eachDatabase(
     const runs = new Map<number, number>();
     const outcomes = await Promise.allSettled(
       [1, 2, 3].map((k) =>
-        group.commit((tx) => {
-          runs.set(k, (runs.get(k) ?? 0) + 1);
-          return tx.query("insert into gc_doubt (k) values ($1)", [k]);
+        group.commit({
+          work: (tx) => {
+            runs.set(k, (runs.get(k) ?? 0) + 1);
+            return tx.query("insert into gc_doubt (k) values ($1)", [k]);
+          },
         })
       ),
     );

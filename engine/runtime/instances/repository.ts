@@ -7,9 +7,15 @@
  */
 import type { Effects, InstanceState } from "../../executor/mod.ts";
 import { isTerminal } from "../../executor/mod.ts";
-import { SNAPSHOT_COLUMN, snapshotFromColumn, snapshotParam } from "./snapshot_column.ts";
+import {
+  SNAPSHOT_COLUMN,
+  snapshotFromColumn,
+  snapshotFromParts,
+  snapshotParts,
+} from "./snapshot_column.ts";
 import {
   type Database,
+  jsonRecords,
   type Queryable,
   type Transaction,
   valuesList,
@@ -227,29 +233,48 @@ async function admit(tx: Transaction, c: StepCommit): Promise<void> {
 
 const waitKey = (instanceId: string, wait: number) => `${instanceId}:${wait}`;
 
-/** Writes one step's results in `tx`; throws {@link ClaimLostError} or {@link AliasConflictError}. */
-export async function commitStep(tx: Transaction, c: StepCommit): Promise<void> {
-  const ended = isTerminal(c.state.status);
-  if (c.owner === undefined) await admit(tx, c);
-  if (leavesNoRow(c)) {
-    await inOrder([eraseInstance(tx, c), writeOutbox(tx, c), withdrawOutbox(tx, c)]);
-    return;
-  }
+/**
+ * Writes the results of steps on distinct instances in `tx`, throwing
+ * {@link ClaimLostError}, {@link AliasConflictError} or
+ * {@link AdmissionFullError} naming a step that met one. Their rows go out
+ * together: one statement per kind of write (instances inserted, instances
+ * updated, waits deleted and inserted, aliases recorded and retired, outbox,
+ * audit) and tenant, whatever the number of steps, so a group commit costs a
+ * handful of statements rather than a handful per step. A step that must
+ * count against an admission cap first, or that erases its instance, keeps
+ * statements of its own.
+ *
+ * The steps are concurrent, so any order among them is a valid one; within
+ * a step, its writes keep their order (aliases are recorded before any are
+ * retired). A statement that one step makes fail fails the whole call: the
+ * caller runs the steps again one by one to learn whose it was.
+ */
+export async function commitSteps(tx: Transaction, steps: readonly StepCommit[]): Promise<void> {
+  const shared = steps.filter((c) => !needsOwnStatements(c));
   await inOrder([
-    writeInstance(tx, c, ended),
-    writeWaits(tx, c),
-    writeAliases(tx, c, ended),
-    writeOutbox(tx, c),
-    withdrawOutbox(tx, c),
-    writeAudit(tx, c),
+    ...steps.filter(needsOwnStatements).map((c) => commitAlone(tx, c)),
+    writeRows(tx, shared),
   ]);
 }
 
+function needsOwnStatements(c: StepCommit): boolean {
+  return (c.owner === undefined && c.admission?.cap !== undefined) || leavesNoRow(c);
+}
+
+async function commitAlone(tx: Transaction, c: StepCommit): Promise<void> {
+  if (c.owner === undefined) await admit(tx, c);
+  if (leavesNoRow(c)) {
+    await inOrder([eraseInstance(tx, c), writeOutbox(tx, [c]), withdrawOutbox(tx, c)]);
+    return;
+  }
+  await writeRows(tx, [c]);
+}
+
 /**
- * Whether {@link commitStep} would send no statement at all: a new instance
- * that ends in its first step and keeps no history, with nothing to emit,
- * no alias to check and no admission cap to count against. Such a step has
- * nothing to make durable, so its caller may skip the transaction.
+ * Whether {@link commitSteps} would send no statement at all: a new
+ * instance that ends in its first step and keeps no history, with nothing
+ * to emit, no alias to check and no admission cap to count against. Such a
+ * step has nothing to make durable, so its caller may skip the transaction.
  */
 export function commitsNothing(c: Omit<StepCommit, "snapshot">): boolean {
   return c.owner === undefined && leavesNoRow(c) && c.outbox.length === 0 &&
@@ -273,7 +298,7 @@ async function eraseInstance(tx: Transaction, c: StepCommit): Promise<void> {
     tx.query(`delete from ${table} where tenant = $1 and instance_id = $2`, key);
   if (c.owner === undefined) {
     if (c.effects.aliasesRecorded.length === 0) return;
-    await inOrder([recordAliases(tx, c), purge("aliases")]);
+    await inOrder([recordAliases(tx, c.tenant, [c]), purge("aliases")]);
     return;
   }
   const deleted = tx.query(
@@ -298,57 +323,128 @@ export async function inOrder(pending: readonly Promise<unknown>[]): Promise<voi
   if (failed) throw failed.reason;
 }
 
-async function writeInstance(tx: Transaction, c: StepCommit, ended: boolean): Promise<void> {
-  const status = rowStatus(c.state);
-  const failure = c.state.failure;
-  if (c.owner === undefined) {
-    const snapshot = snapshotParam(c.snapshot, "$6");
-    await tx.query(
-      `insert into instances (tenant, instance_id, deployment_id, process_id, status, snapshot,
-         failure_code, failure_detail, failure_node, ended_at, channel)
-       values ($1, $2, $3, $4, $5, ${snapshot.sql}, $7, $8, $9, case when $10 then now() end, $11)`,
-      [
-        c.tenant,
-        c.instanceId,
-        c.deploymentId,
-        c.processId,
-        status,
-        snapshot.value,
-        failure?.code ?? null,
-        failure?.message ?? null,
-        failure?.node ?? null,
-        ended,
-        c.admission?.channel ?? null,
-      ],
-    );
-  } else {
-    const snapshot = snapshotParam(c.snapshot, "$5");
-    const updated = await tx.query(
-      `update instances set status = $4, snapshot = ${snapshot.sql}, failure_code = $6, failure_detail = $7,
-         failure_node = $8, owner = null, claimed_at = null, updated_at = now(),
-         ended_at = case when $9 then now() end
-       where tenant = $1 and instance_id = $2 and owner = $3`,
-      [
-        c.tenant,
-        c.instanceId,
-        c.owner,
-        status,
-        snapshot.value,
-        failure?.code ?? null,
-        failure?.message ?? null,
-        failure?.node ?? null,
-        ended,
-      ],
-    );
-    if (updated.rowCount !== 1) throw new ClaimLostError(c.instanceId);
-  }
+/**
+ * The rows of `steps`, in statement order: instances, waits, aliases,
+ * outbox, audit. Statements are per tenant: with the tenant a single
+ * parameter, every keyed one plans as a probe of the key's index, even on a
+ * table nobody has analyzed (compared as a list, the tenant let a scan win).
+ */
+async function writeRows(tx: Transaction, steps: readonly StepCommit[]): Promise<void> {
+  const tenants = Map.groupBy(steps, (c) => c.tenant);
+  await inOrder([...tenants].map(([tenant, own]) => writeTenantRows(tx, tenant, own)));
 }
 
-async function writeOutbox(tx: Transaction, c: StepCommit): Promise<void> {
-  if (c.outbox.length === 0) return;
-  const params: unknown[] = [];
-  const values = valuesList(
-    params,
+async function writeTenantRows(
+  tx: Transaction,
+  tenant: string,
+  steps: readonly StepCommit[],
+): Promise<void> {
+  await inOrder([
+    insertInstances(tx, tenant, steps.filter((c) => c.owner === undefined)),
+    updateInstances(tx, tenant, steps.filter((c) => c.owner !== undefined)),
+    writeWaits(tx, tenant, steps),
+    writeAliases(tx, tenant, steps),
+    writeOutbox(tx, steps),
+    ...steps.map((c) => withdrawOutbox(tx, c)),
+    writeAudit(tx, steps),
+  ]);
+}
+
+/** The condition, and its parameters, on a table's rows of `steps`' instances (tenant `$1`, ids `$2`). */
+function instancesOf(tenant: string, steps: readonly StepCommit[]) {
+  return {
+    where: "tenant = $1 and instance_id = any($2::text[])",
+    params: [tenant, steps.map((c) => c.instanceId)],
+  };
+}
+
+/** The columns an instance row takes from its step. */
+function instanceRow(c: StepCommit) {
+  const snapshot = snapshotParts(c.snapshot);
+  return {
+    instance_id: c.instanceId,
+    status: rowStatus(c.state),
+    snapshot_text: snapshot.text,
+    snapshot_hex: snapshot.hex,
+    failure_code: c.state.failure?.code ?? null,
+    failure_detail: c.state.failure?.message.toWellFormed() ?? null,
+    failure_node: c.state.failure?.node ?? null,
+    ended: isTerminal(c.state.status),
+  };
+}
+
+const INSTANCE_COLUMNS = {
+  instance_id: "text",
+  status: "text",
+  snapshot_text: "text",
+  snapshot_hex: "text",
+  failure_code: "text",
+  failure_detail: "text",
+  failure_node: "text",
+  ended: "boolean",
+};
+
+const INSERT_INSTANCES = `insert into instances (tenant, instance_id, deployment_id, process_id,
+    status, snapshot, failure_code, failure_detail, failure_node, ended_at, channel)
+  select $1, instance_id, deployment_id, process_id, status,
+    ${snapshotFromParts("snapshot_text", "snapshot_hex")},
+    failure_code, failure_detail, failure_node, case when ended then now() end, channel
+  from ${
+  jsonRecords("v", {
+    ...INSTANCE_COLUMNS,
+    deployment_id: "text",
+    process_id: "text",
+    channel: "text",
+  }, "$2")
+}`;
+
+async function insertInstances(
+  tx: Transaction,
+  tenant: string,
+  steps: readonly StepCommit[],
+): Promise<void> {
+  if (steps.length === 0) return;
+  const rows = steps.map((c) => ({
+    ...instanceRow(c),
+    deployment_id: c.deploymentId,
+    process_id: c.processId,
+    channel: c.admission?.channel ?? null,
+  }));
+  await tx.query(INSERT_INSTANCES, [tenant, rows]);
+}
+
+// Claimed by the step's owner, found by the ids ($2) so the plan probes the key.
+const UPDATE_INSTANCES = `update instances as i set status = v.status,
+    snapshot = ${snapshotFromParts("v.snapshot_text", "v.snapshot_hex")},
+    failure_code = v.failure_code, failure_detail = v.failure_detail,
+    failure_node = v.failure_node, owner = null, claimed_at = null, updated_at = now(),
+    ended_at = case when v.ended then now() end
+  from ${jsonRecords("v", { ...INSTANCE_COLUMNS, owner: "text" }, "$3")}
+  where i.tenant = $1 and i.instance_id = any($2::text[])
+    and i.instance_id = v.instance_id and i.owner = v.owner
+  returning i.instance_id`;
+
+/** Writes the instances the steps resumed, where each step's claim still holds. */
+async function updateInstances(
+  tx: Transaction,
+  tenant: string,
+  steps: readonly StepCommit[],
+): Promise<void> {
+  if (steps.length === 0) return;
+  const rows = steps.map((c) => ({ ...instanceRow(c), owner: c.owner }));
+  const { rows: written } = await tx.query<{ instance_id: string }>(UPDATE_INSTANCES, [
+    tenant,
+    steps.map((c) => c.instanceId),
+    rows,
+  ]);
+  if (written.length === steps.length) return;
+  const kept = new Set(written.map((r) => r.instance_id));
+  const lost = steps.find((c) => !kept.has(c.instanceId))!;
+  throw new ClaimLostError(lost.instanceId);
+}
+
+async function writeOutbox(tx: Transaction, steps: readonly StepCommit[]): Promise<void> {
+  const rows = steps.flatMap((c) =>
     c.outbox.map((o) => [
       c.tenant,
       o.outboxId,
@@ -359,12 +455,14 @@ async function writeOutbox(tx: Transaction, c: StepCommit): Promise<void> {
       o.body,
       o.contentType ?? null,
       o.idempotencyKey,
-    ]),
+    ])
   );
+  if (rows.length === 0) return;
+  const params: unknown[] = [];
   await tx.query(
     `insert into outbox (tenant, outbox_id, instance_id, deployment_id, destination, headers,
        body, content_type, idempotency_key)
-     values ${values}`,
+     values ${valuesList(params, rows)}`,
     params,
   );
 }
@@ -393,13 +491,9 @@ async function withdrawOutbox(tx: Transaction, c: StepCommit): Promise<void> {
   ]);
 }
 
-async function writeAudit(tx: Transaction, c: StepCommit): Promise<void> {
-  const events = c.effects.audit;
-  if (!c.journal || events.length === 0) return;
-  const params: unknown[] = [];
-  const values = valuesList(
-    params,
-    events.map((a) => [
+async function writeAudit(tx: Transaction, steps: readonly StepCommit[]): Promise<void> {
+  const rows = steps.filter((c) => c.journal).flatMap((c) =>
+    c.effects.audit.map((a) => [
       c.tenant,
       c.instanceId,
       a.seq,
@@ -407,109 +501,152 @@ async function writeAudit(tx: Transaction, c: StepCommit): Promise<void> {
       a.node ?? null,
       new Date(a.at),
       a.flow === undefined && a.code === undefined ? null : { flow: a.flow, code: a.code },
-    ]),
+    ])
   );
+  if (rows.length === 0) return;
+  const params: unknown[] = [];
   await tx.query(
     `insert into audit_events (tenant, instance_id, seq, event_type, node_id, at, data)
-     values ${values}`,
+     values ${valuesList(params, rows)}`,
     params,
   );
 }
 
-async function writeWaits(tx: Transaction, c: StepCommit): Promise<void> {
-  if (isTerminal(c.state.status)) {
-    // A new instance has no wait rows yet: the ones its step armed were never written.
-    if (c.owner === undefined) return;
-    await tx.query("delete from waits where tenant = $1 and instance_id = $2", [
-      c.tenant,
-      c.instanceId,
-    ]);
-    return;
+const INSERT_WAITS = `insert into waits (tenant, wait_id, instance_id, kind, node_id, channel,
+    message_type, due_at, detail)
+  select $1, wait_id, instance_id, kind, node_id, channel, message_type, due_at, detail
+  from ${
+  jsonRecords("v", {
+    wait_id: "text",
+    instance_id: "text",
+    kind: "text",
+    node_id: "text",
+    channel: "text",
+    message_type: "text",
+    due_at: "timestamptz",
+    detail: "jsonb",
+  }, "$2")
+}`;
+
+async function writeWaits(
+  tx: Transaction,
+  tenant: string,
+  steps: readonly StepCommit[],
+): Promise<void> {
+  const live = steps.filter((c) => !isTerminal(c.state.status));
+  // A new instance has no wait rows yet: the ones its step armed were never written.
+  const ended = steps.filter((c) => isTerminal(c.state.status) && c.owner !== undefined);
+  const resolved = live.flatMap((c) =>
+    c.effects.waitsResolved.map((id) => waitKey(c.instanceId, id))
+  );
+  const armed = live.flatMap((c) => c.effects.waitsArmed.map((w) => ({ c, w })));
+  const statements: Promise<unknown>[] = [];
+  if (ended.length > 0) {
+    const of = instancesOf(tenant, ended);
+    statements.push(tx.query(`delete from waits where ${of.where}`, of.params));
   }
-  const params = [c.tenant];
-  const resolved = c.effects.waitsResolved;
-  const ids = valuesList(params, resolved.map((id) => [waitKey(c.instanceId, id)]));
-  const armed = c.effects.waitsArmed;
-  const rows: unknown[] = [];
-  const values = valuesList(
-    rows,
-    armed.map((w) => [
-      c.tenant,
-      waitKey(c.instanceId, w.id),
-      c.instanceId,
-      w.kind,
-      w.node,
-      w.channel ?? null,
-      w.messageType ?? null,
-      w.due === undefined ? null : new Date(w.due),
-      { wait: w.id, purpose: w.purpose, process: w.process, signal: w.signal ?? null },
-    ]),
+  if (resolved.length > 0) {
+    statements.push(tx.query(
+      "delete from waits where tenant = $1 and wait_id = any($2::text[])",
+      [tenant, resolved],
+    ));
+  }
+  if (armed.length > 0) {
+    const rows = armed.map(({ c, w }) => ({
+      wait_id: waitKey(c.instanceId, w.id),
+      instance_id: c.instanceId,
+      kind: w.kind,
+      node_id: w.node,
+      channel: w.channel ?? null,
+      message_type: w.messageType ?? null,
+      due_at: w.due === undefined ? null : new Date(w.due).toISOString(),
+      detail: { wait: w.id, purpose: w.purpose, process: w.process, signal: w.signal ?? null },
+    }));
+    statements.push(tx.query(INSERT_WAITS, [tenant, rows]));
+  }
+  await inOrder(statements);
+}
+
+async function writeAliases(
+  tx: Transaction,
+  tenant: string,
+  steps: readonly StepCommit[],
+): Promise<void> {
+  // A finished instance holds no key: its business value is free for a new
+  // one. That covers every alias the step itself retires; a new instance
+  // holds only the ones it just recorded.
+  const ended = steps.filter((c) =>
+    isTerminal(c.state.status) && (c.owner !== undefined || c.effects.aliasesRecorded.length > 0)
   );
-  await inOrder([
-    resolved.length > 0 &&
-    tx.query(`delete from waits where tenant = $1 and wait_id in (${ids})`, params),
-    armed.length > 0 && tx.query(
-      `insert into waits (tenant, wait_id, instance_id, kind, node_id, channel, message_type, due_at, detail)
-       values ${values}`,
-      rows,
-    ),
-  ].filter((q) => q !== false));
+  const retired = steps.filter((c) => !isTerminal(c.state.status)).flatMap((c) =>
+    c.effects.aliasesRetired.map((a) => [c.instanceId, a.name, a.value])
+  );
+  const statements: Promise<unknown>[] = [recordAliases(tx, tenant, steps)];
+  if (ended.length > 0) {
+    const of = instancesOf(tenant, ended);
+    statements.push(tx.query(
+      `update aliases set retired_at = now() where ${of.where} and retired_at is null`,
+      of.params,
+    ));
+  }
+  if (retired.length > 0) {
+    const params: unknown[] = [tenant];
+    statements.push(tx.query(
+      `update aliases set retired_at = now()
+        where tenant = $1 and (instance_id, name, value) in (${valuesList(params, retired)})
+          and retired_at is null`,
+      params,
+    ));
+  }
+  await inOrder(statements);
 }
 
-async function writeAliases(tx: Transaction, c: StepCommit, ended: boolean): Promise<void> {
-  const recorded = c.effects.aliasesRecorded;
-  await inOrder([
-    recorded.length > 0 && recordAliases(tx, c),
-    retireAliases(tx, c, ended),
-  ].filter((q) => q !== false));
+const RECORD_ALIASES = `insert into aliases (tenant, name, value, instance_id, is_unique)
+  select $1, name, value, instance_id, is_unique
+  from ${
+  jsonRecords("v", { name: "text", value: "text", instance_id: "text", is_unique: "boolean" }, "$2")
 }
+  on conflict do nothing returning name, value, instance_id`;
 
-async function recordAliases(tx: Transaction, c: StepCommit): Promise<void> {
-  const recorded = c.effects.aliasesRecorded;
+/** Records the aliases of `steps`; throws for the first unique one another live instance holds. */
+async function recordAliases(
+  tx: Transaction,
+  tenant: string,
+  steps: readonly StepCommit[],
+): Promise<void> {
+  const recorded = steps.flatMap((c) =>
+    c.effects.aliasesRecorded.map((a) => ({
+      ...a,
+      instanceId: c.instanceId,
+      // As stored: JSON carries a lone surrogate as an escape the server refuses.
+      stored: { name: a.name.toWellFormed(), value: a.value.toWellFormed() },
+    }))
+  );
+  if (recorded.length === 0) return;
   // `aliases_live` is the table's only unique index, so a row the insert
-  // skipped is exactly a unique alias another live row holds; naming it
-  // this way needs no savepoint round trips around the insert.
-  const params: unknown[] = [];
-  const values = valuesList(
-    params,
-    recorded.map((a) => [c.tenant, a.name, a.value, c.instanceId, a.unique]),
-  );
-  const { rows } = await tx.query<{ name: string; value: string }>(
-    `insert into aliases (tenant, name, value, instance_id, is_unique) values ${values}
-     on conflict do nothing returning name, value`,
-    params,
+  // skipped is exactly a unique alias another live row holds (or one an
+  // earlier row of the same statement took); naming it this way needs no
+  // savepoint round trips around the insert.
+  const { rows } = await tx.query<{ name: string; value: string; instance_id: string }>(
+    RECORD_ALIASES,
+    [
+      tenant,
+      recorded.map((a) => ({
+        ...a.stored,
+        instance_id: a.instanceId,
+        is_unique: a.unique,
+      })),
+    ],
   );
   if (rows.length === recorded.length) return;
-  const written = rows.map((r) => `${r.name}\u0000${r.value}`);
+  const key = (instanceId: string, name: string, value: string) =>
+    [instanceId, name, value].join("\u0000");
+  const written = rows.map((r) => key(r.instance_id, r.name, r.value));
   for (const a of recorded) {
-    const at = written.indexOf(`${a.name}\u0000${a.value}`);
+    const at = written.indexOf(key(a.instanceId, a.stored.name, a.stored.value));
     if (at < 0) throw new AliasConflictError(a.name, a.value);
     written.splice(at, 1);
   }
-}
-
-async function retireAliases(tx: Transaction, c: StepCommit, ended: boolean): Promise<void> {
-  // A finished instance holds no key: its business value is free for a new
-  // one. That update covers every alias the step itself retires; a new
-  // instance holds only the ones it just recorded.
-  if (ended) {
-    if (c.owner === undefined && c.effects.aliasesRecorded.length === 0) return;
-    await tx.query(
-      "update aliases set retired_at = now() where tenant = $1 and instance_id = $2 and retired_at is null",
-      [c.tenant, c.instanceId],
-    );
-    return;
-  }
-  const retired = c.effects.aliasesRetired;
-  if (retired.length === 0) return;
-  const params: unknown[] = [c.tenant, c.instanceId];
-  const pairs = valuesList(params, retired.map((a) => [a.name, a.value]));
-  await tx.query(
-    `update aliases set retired_at = now()
-      where tenant = $1 and instance_id = $2 and retired_at is null
-        and (name, value) in (${pairs})`,
-    params,
-  );
 }
 
 /** Live instances holding an alias value (correlation). */

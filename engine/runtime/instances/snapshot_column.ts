@@ -9,27 +9,39 @@
  * converted by the server (ASCII is the same bytes in every server
  * encoding), and snapshots are read in the server's `escape` form, which is
  * the text itself unless it holds a backslash, a zero byte or a non-ASCII
- * byte; only then is it unescaped here. Any other snapshot is still sent as
- * bytes, so the column holds exactly the snapshot's UTF-8 bytes either way.
+ * byte; only then is it unescaped here. Any other snapshot is sent as the
+ * hex of its UTF-8 bytes, so the column holds exactly those bytes either way.
  *
  * @module
  */
 
-/** A snapshot as a statement parameter: the value to bind, and the SQL expression to write for it. */
-export interface SnapshotParam {
-  readonly value: string | Uint8Array;
-  readonly sql: string;
+/**
+ * A snapshot as two text values, exactly one of them not null: `text`, the
+ * snapshot itself when it is ASCII without NUL; else `hex`, its UTF-8 bytes
+ * in hex.
+ */
+export interface SnapshotParts {
+  readonly text: string | null;
+  readonly hex: string | null;
 }
 
 /** Printable ASCII and the control characters other than NUL: the same bytes as text in any encoding. */
 // deno-lint-ignore no-control-regex -- the range starts at \x01 on purpose: NUL cannot be text.
 const ASCII = /^[\x01-\x7f]*$/;
 
-/** The parameter that writes snapshot `text` into the `bytea` column, bound at `placeholder` (e.g. `$5`). */
-export function snapshotParam(text: string, placeholder: string): SnapshotParam {
+/** The parts that write snapshot `text` into the `bytea` column through {@link snapshotFromParts}. */
+export function snapshotParts(text: string): SnapshotParts {
   return ASCII.test(text)
-    ? { value: text, sql: `convert_to(${placeholder}::text, 'UTF8')` }
-    : { value: new TextEncoder().encode(text), sql: placeholder };
+    ? { text, hex: null }
+    : { text: null, hex: new TextEncoder().encode(text).toHex() };
+}
+
+/**
+ * The SQL expression for the column's bytes from the two parts, given as
+ * text-typed SQL expressions (placeholders or columns).
+ */
+export function snapshotFromParts(text: string, hex: string): string {
+  return `coalesce(convert_to(${text}, 'UTF8'), decode(${hex}, 'hex'))`;
 }
 
 /** The select-list item that reads the column as {@link snapshotFromColumn} expects it. */
