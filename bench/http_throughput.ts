@@ -12,7 +12,9 @@
  * park+resume pairs next to a raw single-row INSERT commit loop through the
  * same driver at the same concurrency (autocommit statements, the target's
  * floor, and for reference the same inserts each in a BEGIN/COMMIT
- * transaction). The last line gives the ratios. The engine database is
+ * transaction) and the pairs' own database writes with nothing else
+ * (`_pair_writes.ts`: what the database lets any engine keeping the same
+ * rows reach). The last line gives the ratios. The engine database is
  * in-memory PGlite for the stateless lines unless the server is configured,
  * in which case every engine line runs on the server (a fresh schema,
  * dropped afterwards). A scenario that sees any non-2xx answer fails.
@@ -173,25 +175,36 @@ async function measure(): Promise<void> {
     if (serverUrl && schema) {
       const pairs = await remoteLoad("pairs", running.url);
       report("approval-park-resume-pairs", pairs, { database });
-      const raw = async (transaction: boolean): Promise<Measured> => {
+      const serverSide = async (run: () => Promise<number>): Promise<Measured> => {
         const meter = support.cpuMeter();
-        const perSecond = await support.rawInsertCommits(serverUrl, {
-          schema: `${schema}_raw${transaction ? "_tx" : ""}`,
-          workers: concurrency,
-          seconds,
-          transaction,
-        });
+        const perSecond = await run();
         return { perSecond, cpu: meter.stop(perSecond) };
       };
+      const raw = (transaction: boolean) =>
+        serverSide(() =>
+          support.rawInsertCommits(serverUrl, {
+            schema: `${schema}_raw${transaction ? "_tx" : ""}`,
+            workers: concurrency,
+            seconds,
+            transaction,
+          })
+        );
       const inserts = await raw(false);
       report("raw-insert-commits", inserts, { database });
       const insertTransactions = await raw(true);
       report("raw-insert-transactions", insertTransactions, { database });
-      for (const suffix of ["_raw", "_raw_tx"]) {
+      const { pairWritesFloor } = await import("./_pair_writes.ts");
+      const pairWrites = await serverSide(() =>
+        pairWritesFloor(serverUrl, { schema: `${schema}_pairs`, workers: concurrency, seconds })
+      );
+      report("pair-writes-floor", pairWrites, { database });
+      for (const suffix of ["_raw", "_raw_tx", "_pairs"]) {
         await support.dropSchema(serverUrl, schema + suffix);
       }
       ratio(ratios, "pairsOverInserts", pairs, inserts);
       ratio(ratios, "pairsOverInsertTransactions", pairs, insertTransactions);
+      ratio(ratios, "pairsOverPairWritesFloor", pairs, pairWrites);
+      ratio(ratios, "pairWritesFloorOverInserts", pairWrites, inserts);
     } else {
       lines.record({
         scenario: "approval-park-resume-pairs",
