@@ -10,6 +10,7 @@
  *
  * @module
  */
+import type { StepCommit } from "../engine/runtime/instances/repository.ts";
 import type { LoadOptions } from "./_support.ts";
 import { throughput } from "./_support.ts";
 
@@ -29,7 +30,6 @@ export async function pairWritesFloor(
   );
   const { emptyState } = await import("../engine/executor/state.ts");
   const { NO_EFFECTS } = await import("../engine/executor/effects.ts");
-  type StepCommit = Parameters<typeof commitSteps>[1][number];
   const writers = 2;
   const batch = Math.max(1, Math.floor(options.workers / writers));
   const db = await openDatabase(url, { schema: options.schema });

@@ -181,26 +181,24 @@ eachDatabase(
   "a lost claim or a held alias fails the whole set of steps, naming the step's own",
   async (db) => {
     await twoParked(db, ["a", "a"]);
-    const commit = (steps: StepCommit[]) => db.transaction((tx) => commitSteps(tx, steps));
-    const lost = await commit([
-      step("a", "n-1", { status: "WAITING", effects: { aliasesRecorded: [alias("N1")] } }),
+    // What committing `steps` together throws.
+    const failureOf = (steps: StepCommit[]) =>
+      db.transaction((tx) => commitSteps(tx, steps)).then(() => undefined, (error) => error);
+    const parking = (id: string, value: string) =>
+      step("a", id, { status: "WAITING", effects: { aliasesRecorded: [alias(value)] } });
+    const lost = await failureOf([
+      parking("n-1", "N1"),
       step("a", "r-1", { status: "COMPLETED", owner: "a/lane-0" }),
       step("a", "r-2", { status: "COMPLETED", owner: "somebody-else" }),
-    ]).then(() => undefined, (error) => error);
+    ]);
     assert.ok(lost instanceof ClaimLostError, String(lost));
     assert.match(lost.message, /instance r-2\b/);
 
-    const clash = await commit([
-      step("a", "n-1", { status: "WAITING", effects: { aliasesRecorded: [alias("N1")] } }),
-      step("a", "n-2", { status: "WAITING", effects: { aliasesRecorded: [alias("R1")] } }),
-    ]).then(() => undefined, (error) => error);
+    const clash = await failureOf([parking("n-1", "N1"), parking("n-2", "R1")]);
     assert.ok(clash instanceof AliasConflictError, String(clash));
     assert.equal(clash.value, "R1");
 
-    const twice = await commit([
-      step("a", "n-1", { status: "WAITING", effects: { aliasesRecorded: [alias("N1")] } }),
-      step("a", "n-2", { status: "WAITING", effects: { aliasesRecorded: [alias("N1")] } }),
-    ]).then(() => undefined, (error) => error);
+    const twice = await failureOf([parking("n-1", "N1"), parking("n-2", "N1")]);
     assert.ok(twice instanceof AliasConflictError, String(twice));
     assert.equal(twice.value, "N1");
 
