@@ -10,12 +10,30 @@
 import { DATASTORE_CODES } from "./codes_datastores.ts";
 import { EXTERNAL_TASK_CODES } from "./codes_external_tasks.ts";
 import { TIMER_CODES } from "./codes_timers.ts";
+import { SEMANTICS_CODES } from "./codes_semantics.ts";
+import { HTTP_CODES } from "./codes_http.ts";
+import { INPUT_CODES } from "./codes_input.ts";
+import { STORE_LOCK_CODES } from "./codes_store_locks.ts";
+import { BROKER_CODES } from "./codes_brokers.ts";
+import { FILE_TRANSPORT_CODES } from "./codes_file_transport.ts";
+import { AMQP10_CODES } from "./codes_amqp10.ts";
+import { SHIPPING_CODES } from "./codes_shipping.ts";
+import { XSD_CODES } from "./codes_xsd.ts";
 
 /** Code → one-line meaning. Grouped by category; keep each group sorted. */
 export const CODES = {
   ...TIMER_CODES,
   ...EXTERNAL_TASK_CODES,
   ...DATASTORE_CODES,
+  ...SEMANTICS_CODES,
+  ...HTTP_CODES,
+  ...INPUT_CODES,
+  ...STORE_LOCK_CODES,
+  ...BROKER_CODES,
+  ...FILE_TRANSPORT_CODES,
+  ...AMQP10_CODES,
+  ...SHIPPING_CODES,
+  ...XSD_CODES,
   // Command line
   "SUTRA.CLI.CONTEXT_INVALID":
     "A line of a `sutra explain --context` file is not `name: value` with a JSON or FEEL value.",
