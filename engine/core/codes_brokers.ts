@@ -6,4 +6,17 @@
  */
 
 /** Code → one-line meaning; keep sorted. */
-export const BROKER_CODES = {} as const;
+export const BROKER_CODES = {
+  "SUTRA.BROKER.CONNECTION_LOST":
+    "A broker connection dropped or could not be made; the transport reconnects with backoff.",
+  "SUTRA.BROKER.DESTINATION_INVALID":
+    "An outbound broker destination cannot be parsed (e.g. not rabbitmq://<exchange>/<routing-key>).",
+  "SUTRA.BROKER.OPTIONS_INVALID":
+    "A broker channel's options block has a wrong or unknown key; that channel is not consumed.",
+  "SUTRA.BROKER.PUBLISH_FAILED":
+    "The broker did not confirm a publish (nack, returned or connection lost); the outbox retries it.",
+  "SUTRA.BROKER.REDELIVERY_EXHAUSTED":
+    "A message was refused transiently on every delivery its channel's budget allows; it was dead-lettered.",
+  "SUTRA.BROKER.REPLY_FAILED":
+    "The reply to a request could not be published to its reply-to address; the request is requeued.",
+} as const;

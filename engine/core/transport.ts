@@ -36,6 +36,8 @@ export interface ChannelDeclaration {
   readonly ackMode?: AckMode;
   readonly cloudeventsMode?: "none" | "binary" | "structured";
   readonly maxConcurrentInstances?: number;
+  /** One consumer across every replica (see {@link TransportContext.lease}). */
+  readonly singleton?: boolean;
   readonly auth?: ChannelAuthSpec;
   readonly options?: Readonly<Record<string, unknown>>;
 }
@@ -158,6 +160,32 @@ export interface TransportContext {
   resolveSecret(reference: string): Promise<string>;
   /** The longest a deferred acknowledgement stays pending before the engine settles it, milliseconds. */
   readonly ackHoldMs: number;
+  /**
+   * A lease on `role`, shared by every replica on the engine database: at
+   * most one replica holds it at a time, and when the holder stops renewing
+   * (it died) another takes it over within `ttlMs`. Queue transports use it
+   * for `singleton: true` channels (role `transport/<name>/<channel>`).
+   * Absent where there is no engine database to lease from.
+   */
+  lease?(role: string, options?: TransportLeaseOptions): TransportLease;
+}
+
+/** Options for {@link TransportContext.lease}. */
+export interface TransportLeaseOptions {
+  /** Time-to-live of the lease row; the holder renews it at a third of that (default 30 s). */
+  readonly ttlMs?: number;
+  /** The tenant the lease row belongs to (default `default`). */
+  readonly tenant?: string;
+}
+
+/** A lease this replica is trying to hold (it retries for as long as it is not released). */
+export interface TransportLease {
+  /** True while this replica holds the lease. */
+  held(): boolean;
+  /** Calls `listener` whenever {@link held} changes; answers a function that unsubscribes. */
+  onChange(listener: (held: boolean) => void): () => void;
+  /** Stops trying and gives the lease up, so another replica need not wait for it to expire. */
+  release(): Promise<void>;
 }
 
 /** A running transport. */

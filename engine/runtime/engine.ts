@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { transportLeases } from "./transport_leases.ts";
 import {
   type Clock,
   type Config,
@@ -180,6 +181,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
         // A hold is settled by the first sweep past its timeout.
         ackHoldMs: config.require(ACK_DEFERRED_TIMEOUT) +
           config.require(ACK_DEFERRED_SWEEP_INTERVAL),
+        lease: transportLeases({ db: database, replicaId, logger: logger.child("leases") }),
       });
       stoppers.push(() => instance.stop());
       for (const sink of instance.sinks ?? []) sinks.register(sink);

@@ -1,0 +1,75 @@
+/**
+ * What every queue transport (RabbitMQ, AMQP 1.0, files, …) shares, so that
+ * a message on any broker gets the same treatment:
+ *
+ * - {@link verdictOf} / {@link verdictOfAck}: the engine's answer for one
+ *   delivery → ack, requeue or dead-letter, with the diagnostic headers
+ *   ({@link deadLetterHeaders}: `sutra-diagnostic-code`,
+ *   `sutra-diagnostic-message`, `sutra-diagnostic-channel`) a dead-lettered
+ *   message carries;
+ * - {@link RedeliveryBudget}: how many deliveries a message gets before a
+ *   transient refusal turns into a dead-letter
+ *   (`SUTRA.BROKER.REDELIVERY_EXHAUSTED`);
+ * - {@link keepConnected} / {@link Backoff}: reconnect with capped, jittered
+ *   exponential backoff when the connection drops or cannot be made;
+ * - {@link singletonGate}: consume only while this replica holds the
+ *   channel's lease (`singleton: true`), via the SPI's
+ *   `TransportContext.lease`;
+ * - CloudEvents: {@link inboundHeaderName} / {@link outboundHeaderName} for
+ *   binary mode, {@link unwrapCloudEvent} for structured mode;
+ * - {@link addHeaders} / {@link headerText}: typed broker headers → the
+ *   delivery's lower-case string headers;
+ * - {@link OptionReader}: a channel's `options:` block, with
+ *   `SUTRA.BROKER.OPTIONS_INVALID` for what is wrong.
+ *
+ * A typical consumer loop:
+ *
+ * ```ts
+ * const outcome = await context.deliver({ channel, body, headers, idempotencyKey, deferral });
+ * let verdict = verdictOf(outcome); // or verdictOfAck(await deferred) on on-complete
+ * if (verdict.action === "requeue") {
+ *   const n = budget.count({ messageId, priorDeliveries, redelivered });
+ *   if (budget.spent(n)) verdict = { action: "dead-letter", diagnostic: budget.exhausted(n, verdict.diagnostic) };
+ * }
+ * // ack / requeue / publish to the dead-letter destination with deadLetterHeaders(...), then ack
+ * ```
+ *
+ * Request/reply: a transport that hears a reply destination on the inbound
+ * message (AMQP `reply-to`) publishes the on-complete outcome's `reply`
+ * there with the message's correlation id (`correlation-id`, else its
+ * message id) before it acknowledges the message: a crash in between
+ * redelivers the request, which inbox dedup answers without running again.
+ *
+ * @module
+ */
+export {
+  type BrokerVerdict,
+  deadLetterHeaders,
+  DIAGNOSTIC_CHANNEL_HEADER,
+  DIAGNOSTIC_CODE_HEADER,
+  DIAGNOSTIC_MESSAGE_HEADER,
+  TRANSIENT_NOT_FOUND,
+  verdictOf,
+  verdictOfAck,
+} from "./verdict.ts";
+export {
+  type DeliveryHistory,
+  RedeliveryBudget,
+  type RedeliveryBudgetOptions,
+} from "./redelivery.ts";
+export {
+  Backoff,
+  type BackoffOptions,
+  keepConnected,
+  type KeepConnectedOptions,
+  sleep,
+} from "./backoff.ts";
+export { type SingletonGate, singletonGate, type SingletonGateOptions } from "./singleton.ts";
+export {
+  inboundHeaderName,
+  isStructuredCloudEvent,
+  outboundHeaderName,
+  unwrapCloudEvent,
+} from "./cloudevents.ts";
+export { addHeaders, headerText } from "./headers.ts";
+export { OptionReader } from "./options.ts";

@@ -1,0 +1,95 @@
+/**
+ * Reading a queue channel's `options:` block (channels.yaml). Each
+ * transport declares its keys; a wrong value is collected as a
+ * `SUTRA.BROKER.OPTIONS_INVALID` diagnostic naming the channel and key,
+ * and the channel is not consumed (the other channels are).
+ *
+ * @module
+ */
+import { type Diagnostic, diagnostic } from "../../../engine/core/diagnostic.ts";
+
+/** Reads typed values out of one channel's options, collecting what is wrong. */
+export class OptionReader {
+  readonly #options: Readonly<Record<string, unknown>>;
+  readonly #channel: string;
+  /** Every problem found so far. */
+  readonly problems: Diagnostic[] = [];
+
+  constructor(channel: string, options: Readonly<Record<string, unknown>> | undefined) {
+    this.#channel = channel;
+    this.#options = options ?? {};
+  }
+
+  /** A string option; `required` makes its absence a problem. */
+  string(key: string, fallback?: string): string | undefined {
+    const value = this.#options[key];
+    if (value === undefined) return fallback;
+    if (typeof value === "string") return value;
+    this.#bad(key, "a string");
+    return fallback;
+  }
+
+  /** A string option that must be present. */
+  required(key: string): string {
+    const value = this.string(key);
+    if (value === undefined || value === "") this.#bad(key, "present (a non-empty string)");
+    return value ?? "";
+  }
+
+  /** A whole number in [min, max]. */
+  integer(key: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+    const value = this.#options[key];
+    if (value === undefined) return fallback;
+    if (typeof value === "number" && Number.isInteger(value) && value >= min && value <= max) {
+      return value;
+    }
+    this.#bad(key, `a whole number from ${min} to ${max}`);
+    return fallback;
+  }
+
+  /** A boolean. */
+  boolean(key: string, fallback: boolean): boolean {
+    const value = this.#options[key];
+    if (value === undefined) return fallback;
+    if (typeof value === "boolean") return value;
+    this.#bad(key, "true or false");
+    return fallback;
+  }
+
+  /** An ISO-8601 duration (`PT30S`), milliseconds. */
+  duration(key: string, fallbackMs: number): number {
+    const value = this.#options[key];
+    if (value === undefined) return fallbackMs;
+    if (typeof value === "string") {
+      try {
+        const ms = Temporal.Duration.from(value).total({ unit: "milliseconds" });
+        if (ms > 0) return ms;
+      } catch {
+        // reported below
+      }
+    }
+    this.#bad(key, "a positive ISO-8601 duration such as PT30S");
+    return fallbackMs;
+  }
+
+  /** Flags every key not in `known` (a typo must not pass silently). */
+  only(known: readonly string[]): void {
+    for (const key of Object.keys(this.#options)) {
+      if (!known.includes(key)) {
+        this.problems.push(diagnostic(
+          "SUTRA.BROKER.OPTIONS_INVALID",
+          `channel '${this.#channel}': unknown option '${key}' (known: ${known.join(", ")})`,
+          { attributes: { channel: this.#channel, option: key } },
+        ));
+      }
+    }
+  }
+
+  #bad(key: string, expected: string): void {
+    this.problems.push(diagnostic(
+      "SUTRA.BROKER.OPTIONS_INVALID",
+      `channel '${this.#channel}': option '${key}' must be ${expected}`,
+      { attributes: { channel: this.#channel, option: key } },
+    ));
+  }
+}
