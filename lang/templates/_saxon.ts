@@ -3,8 +3,7 @@
  * (`npm:saxon-js`, which ships no types): `SaxonJS.transform()` runs a
  * compiled stylesheet (SEF), `SaxonJS.XPath.evaluate()` builds the XDM
  * values a stylesheet receives, `SaxonJS.getLogLevel()`/`setLogLevel()`
- * keep a render quiet. Nothing else of the package is used; stylesheets are
- * compiled by `_xslt3.ts`.
+ * keep a render quiet. Stylesheets are compiled by `_compiler.ts`.
  *
  * @module
  */

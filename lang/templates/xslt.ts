@@ -1,6 +1,6 @@
 /**
- * XSLT 3.0 templates, compiled at load by Saxonica's `xslt3` command
- * (`_xslt3.ts`) and rendered by `SaxonJS.transform` (`_saxon.ts`).
+ * XSLT 3.0 templates, compiled at load in this process by SaxonJS's
+ * compiler (`_compiler.ts`) and rendered by `SaxonJS.transform` (`_saxon.ts`).
  *
  * What a stylesheet receives:
  * - every variable whose name is an XML name as a stylesheet parameter of
@@ -42,7 +42,7 @@ import {
   stylesheetFacts,
   XSL_NS,
 } from "./_stylesheet.ts";
-import { compileModules, type StaticError } from "./_xslt3.ts";
+import { compileModules, type StaticError } from "./_compiler.ts";
 import { toXdm } from "./_xdm.ts";
 import { findAttribute, findElements, xmlProblem } from "./_xml.ts";
 
@@ -207,7 +207,7 @@ export class XsltTemplate implements CompiledTemplate {
 }
 
 /**
- * Where a static error is. `xslt3` names a line, but for an instruction
+ * Where a static error is. The compiler names a line, but for an instruction
  * inside a literal result element it can name the line after; when the
  * message quotes the failing XPath, the attribute holding it gives the exact
  * start tag. A line in another module (the entry module) is dropped.
