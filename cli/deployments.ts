@@ -109,11 +109,24 @@ export const deploymentsCommand: Command = {
       io.stdout(JSON.stringify({ deployments: entries, diagnostics: failures }, null, 2) + "\n");
     } else {
       io.stdout(formatTable(entries));
-      for (const d of failures) io.stderr(formatDiagnostic(d) + "\n");
+      for (const d of failures) io.stderr(printable(formatDiagnostic(d)) + "\n");
     }
     return failures.length > 0 ? 1 : 0;
   },
 };
+
+// C0 and C1 controls and DEL, which a terminal would act on instead of showing.
+// deno-lint-ignore no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/**
+ * Text with every control character written as its JSON escape (`\u001b`),
+ * the way a diagnostic's attributes already show it: names read from a
+ * directory or from inside an archive reach the terminal as inert text.
+ */
+function printable(text: string): string {
+  return text.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
 
 function formatTable(entries: readonly DeploymentEntry[]): string {
   if (entries.length === 0) return "no archives\n";
@@ -124,7 +137,7 @@ function formatTable(entries: readonly DeploymentEntry[]): string {
       e.slot,
       Object.keys(e.labels).sort().map((k) => `${k}=${e.labels[k]}`).join(","),
       e.file,
-    ]),
+    ].map(printable)),
   ];
   const widths = [0, 1, 2].map((c) => Math.max(...rows.map((r) => r[c].length)));
   return rows.map((r) => r.map((cell, c) => (c < 3 ? cell.padEnd(widths[c]) : cell)).join("  "))

@@ -5,6 +5,7 @@ import { transportCatalog } from "../engine/package/mod.ts";
 import { captureIo } from "../tests/support/cli_io.ts";
 import { UsageError } from "./command.ts";
 import { deploymentsCommand } from "./deployments.ts";
+import { writeZip } from "../engine/package/_zip_write.ts";
 import { packageCommand } from "./package.ts";
 
 const FIXTURES = new URL("../tests/fixtures/package/", import.meta.url).pathname;
@@ -85,6 +86,25 @@ Deno.test("a tampered archive is reported by name and the command exits 1", asyn
       c.err(),
       new RegExp(`^${dir}/broken\\.sutra: ERROR SUTRA\\.DEPLOY\\.ARCHIVE_INVALID: `),
     );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("control characters in an archive's entry names and file name are printed escaped", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const name = "a\u001b[31mRED\u0007.txt";
+    await Deno.writeFile(
+      `${dir}/evil\u001b[2J.sutra`,
+      writeZip([{ name, bytes: new Uint8Array([1]) }]),
+    );
+    const c = captureIo();
+    assert.equal(await deploymentsCommand.run(["list", dir], c.io), 1);
+    // deno-lint-ignore no-control-regex
+    assert.doesNotMatch(c.err(), /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    assert.ok(c.err().includes(`evil\\u001b[2J.sutra`), c.err());
+    assert.ok(c.err().includes(`a\\u001b[31mRED\\u0007.txt: the path contains`), c.err());
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

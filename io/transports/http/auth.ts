@@ -20,6 +20,8 @@ function missing(what: string): Diagnostic {
   return diagnostic("SUTRA.INBOUND.AUTH.MISSING", `the request carries no ${what}`);
 }
 
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
 const invalid = () =>
   diagnostic("SUTRA.INBOUND.AUTH.INVALID", "the request's credential is not accepted");
 
@@ -45,9 +47,11 @@ export async function authenticate(
       : invalid();
   }
   if (!header?.startsWith("Basic ")) return missing("basic credentials");
+  // RFC 7617: the token is base64 of the UTF-8 bytes of `user:password`;
+  // `atob` would yield one character per byte and never match a non-ASCII secret.
   let decoded: string;
   try {
-    decoded = atob(header.slice(6));
+    decoded = strictUtf8.decode(Uint8Array.fromBase64(header.slice(6).trim()));
   } catch {
     return invalid();
   }
