@@ -84,6 +84,8 @@ export interface EngineOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** This replica's id in claims, leases and outbox claims (default: a fresh id). */
   readonly replicaId?: string;
+  /** Further readiness checks (a start script's deployments, say). */
+  readonly readiness?: readonly ReadinessCheck[];
 }
 
 /** A running engine. */
@@ -260,6 +262,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       databaseCheck(database, clock),
       migrationCheck(head),
       loaderCheck(lanes, deployments),
+      ...(options.readiness ?? []),
     ]);
 
     server = listen(router, config, logger);
