@@ -297,6 +297,11 @@ export interface PlanNode {
   readonly isForCompensation: boolean;
   /** The compensation handler associated with this activity's compensation boundary. */
   readonly compensationHandler?: NodeIndex;
+  /**
+   * Sub-processes: the compensation start event of an event sub-process
+   * drawn in the body — the sub-process's own compensation handler.
+   */
+  readonly compensationStart?: NodeIndex;
 }
 
 /** One sequence flow. */

@@ -655,8 +655,20 @@ class ProcessPlanner {
     return n.childScope === undefined || this.#scopes[n.childScope].kind !== "eventSubProcess";
   }
 
-  // A compensation boundary points at its handler through an association.
+  // A compensation boundary points at its handler through an association;
+  // a sub-process may instead carry its handler inside, as an event
+  // sub-process with a compensation start.
   #compensation(node: Mutable<PlanNode>, nodes: readonly PlanNode[]): void {
+    if (node.childScope !== undefined) {
+      for (const i of this.#scopes[node.childScope].nodes) {
+        const inner = nodes[i].childScope;
+        if (inner === undefined || this.#scopes[inner].kind !== "eventSubProcess") continue;
+        const start = this.#scopes[inner].nodes.find((s) =>
+          nodes[s].kind === "startEvent" && nodes[s].trigger?.type === "compensate"
+        );
+        if (start !== undefined) node.compensationStart = start;
+      }
+    }
     for (const b of node.boundaries) {
       if (nodes[b].trigger?.type !== "compensate") continue;
       for (const c of this.#index.containers) {

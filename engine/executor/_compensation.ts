@@ -1,13 +1,25 @@
 /**
  * Compensation and transaction rollback. A completed activity with a
  * compensation handler is logged in its scope; a finished sub-process is
- * logged with what completed inside it. Compensating runs the handlers one
- * after another, newest first, as tokens of the scope the activity ran in;
- * a sub-process without a handler of its own is compensated through its
- * logged children, in a scope instance of its body opened for the purpose.
+ * logged with what completed inside it (and, when an event sub-process with
+ * a compensation start is its handler, with its body's variables).
+ * Compensating runs the handlers one after another, newest first: a
+ * boundary-associated handler as a token of the scope the activity ran in;
+ * a compensation event sub-process in the sub-process's body, reopened for
+ * the purpose with the variables it finished with and its own log (so a
+ * compensation thrown inside the handler compensates what ran inside the
+ * sub-process); a sub-process with neither through its logged children, in
+ * a scope instance of its body opened for the purpose.
+ *
  * When the last handler is done, the run's continuation happens: the
  * throwing token moves on or ends, or a rolled-back transaction leaves by
- * the boundary that caught it.
+ * the boundary that caught it. A throw with `waitForCompletion="false"`
+ * moves on at once; its run is then detached and only keeps the scope it
+ * compensates from completing until the last handler is done.
+ *
+ * A compensation thrown inside an event sub-process run compensates the
+ * scope the event sub-process belongs to: that is where the activities it
+ * undoes completed.
  *
  * @module
  */
@@ -21,6 +33,7 @@ import type {
   Token,
 } from "./state.ts";
 import { errorValue } from "./_propagation.ts";
+import { startEventSubProcess } from "./behaviors/event_sub_process.ts";
 
 /** Compensates one logged activity of the token's scope (or all of them), then continues the token. */
 export function compensate(
@@ -29,7 +42,8 @@ export function compensate(
   activity: NodeIndex | undefined,
   end: boolean,
 ): void {
-  const scope = m.scope(token.scope);
+  const own = m.scope(token.scope);
+  const scope = own.kind === "eventSubProcess" ? m.scope(own.parent!) : own;
   const log = scope.compensation ?? [];
   const picked = activity === undefined ? log : log.filter((e) => e.node === activity);
   const kept = activity === undefined ? [] : log.filter((e) => e.node !== activity);
@@ -39,6 +53,13 @@ export function compensate(
     ? { kind: "consume", token: token.id }
     : { kind: "leave", token: token.id };
   if (picked.length === 0) {
+    proceed(m, then);
+    return;
+  }
+  if (m.nodeOf(token).trigger?.waitForCompletion === false) {
+    // The run is counted in its scope so the scope outlives its handlers.
+    scope.live++;
+    startRun(m, scope, picked, { kind: "detached" });
     proceed(m, then);
     return;
   }
@@ -78,6 +99,15 @@ export function handlerDone(m: Machine, token: Token): void {
   const run = m.state.compensations.get(token.handler!);
   if (!run) return;
   delete run.handler;
+  nextHandler(m, run);
+}
+
+/** The reopened body running a sub-process's compensation event sub-process is done. */
+export function handlerBodyDone(m: Machine, body: ScopeInstance): void {
+  const run = m.state.compensations.get(body.handler!);
+  m.closeScope(body);
+  if (!run) return;
+  run.temporary = run.temporary.filter((id) => id !== body.id);
   nextHandler(m, run);
 }
 
@@ -121,6 +151,20 @@ function nextHandler(m: Machine, run: CompensationRun): void {
       run.handler = h.id;
       return;
     }
+    if (node.compensationStart !== undefined && entry.vars !== undefined) {
+      const body = m.openScope({
+        kind: "compensation",
+        process: proc.id,
+        planScope: node.childScope!,
+        parent: host,
+        vars: new Map(entry.vars),
+      });
+      body.handler = run.id;
+      if (entry.children?.length) body.compensation = [...entry.children];
+      run.temporary.push(body.id);
+      startEventSubProcess(m, body, proc.nodes[node.compensationStart], {});
+      return;
+    }
     if (entry.children?.length && node.childScope !== undefined) {
       const body = m.openScope({
         kind: "compensation",
@@ -135,10 +179,19 @@ function nextHandler(m: Machine, run: CompensationRun): void {
     }
   }
   dropRun(m, run);
+  if (run.then.kind === "detached") {
+    const scope = m.state.scopes.get(run.scope);
+    if (scope) {
+      scope.live--;
+      m.settleScope(scope);
+    }
+    return;
+  }
   proceed(m, run.then);
 }
 
 function proceed(m: Machine, then: Continuation): void {
+  if (then.kind === "detached") return;
   const token = m.state.tokens.get(then.token);
   if (!token) return;
   switch (then.kind) {

@@ -27,7 +27,7 @@ import { FeelContext, type FeelValue, formatFeel } from "../../lang/feel/mod.ts"
 import type { PlanDataAssociation, PlanExpression, PlanStore } from "../bpmn/mod.ts";
 import type { Execution } from "./behavior.ts";
 import type { ScopeInstance, Token } from "./state.ts";
-import { visible } from "./variables.ts";
+import { define, visible } from "./variables.ts";
 import type { StoreAccess, StoreValue } from "./_store.ts";
 
 /**
@@ -175,7 +175,7 @@ export function declareDataObjects(x: Execution, scope: ScopeInstance): void {
     const value = d.value === undefined
       ? null
       : x.evaluateIn(d.value, new FeelContext(visible(x.state, scope)));
-    scope.vars.set(d.name, value);
+    define(scope, d.name, value);
   }
 }
 

@@ -71,6 +71,8 @@ export interface CompleteOptions {
   readonly flows?: readonly FlowIndex[];
   /** What completed inside the node's scope, kept for compensating it later. */
   readonly log?: CompensationEntry[];
+  /** The finished body's variables, kept for its compensation event sub-process. */
+  readonly vars?: ReadonlyMap<string, FeelValue>;
   /** Names the output associations see besides the variables (a called process's variables). */
   readonly overlay?: ReadonlyMap<string, FeelValue>;
 }
@@ -140,7 +142,12 @@ export interface Execution {
   /** The node's work is done: outputs, aliases, reply, then its outgoing flows. */
   complete(token: Token, result?: FeelValue, options?: CompleteOptions): void;
   /** Leaves the node without outputs or reply (after respond-and-continue, a link throw). */
-  depart(token: Token, flows?: readonly FlowIndex[], log?: CompensationEntry[]): void;
+  depart(
+    token: Token,
+    flows?: readonly FlowIndex[],
+    log?: CompensationEntry[],
+    vars?: ReadonlyMap<string, FeelValue>,
+  ): void;
   /** Moves the token along `flows` (the first keeps the token, others get new ones). */
   take(token: Token, flows: readonly FlowIndex[]): void;
   /** Continues the token at another node of its scope without a flow (link events). */

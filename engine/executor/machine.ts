@@ -32,7 +32,7 @@ import type {
 import type { CompleteOptions, Execution, ScopeSpec, WaitSpec } from "./behavior.ts";
 import { behaviorOf } from "./behaviors/mod.ts";
 import { armEventSubProcesses, startEventSubProcess } from "./behaviors/event_sub_process.ts";
-import { compensate, dropRun, handlerDone } from "./_compensation.ts";
+import { compensate, dropRun, handlerBodyDone, handlerDone } from "./_compensation.ts";
 import { cancelTransaction, escalate, throwError } from "./_propagation.ts";
 import { EffectsBuilder, type ReplyEffect, requestKey, type WaitEffect } from "./effects.ts";
 import type { InboundMessage } from "./input.ts";
@@ -243,16 +243,25 @@ export class Machine implements Execution {
         return;
       }
     }
-    this.depart(token, options?.flows, options?.log);
+    this.depart(token, options?.flows, options?.log, options?.vars);
   }
 
   /** Leaves the node: compensation bookkeeping, listeners, then onward. */
-  depart(token: Token, flows?: readonly FlowIndex[], log?: CompensationEntry[]): void {
+  depart(
+    token: Token,
+    flows?: readonly FlowIndex[],
+    log?: CompensationEntry[],
+    vars?: ReadonlyMap<string, FeelValue>,
+  ): void {
     const proc = this.processOf(token);
     const node = proc.nodes[token.node];
-    if (node.compensationHandler !== undefined || (log !== undefined && log.length > 0)) {
+    // A sub-process compensated by its own event sub-process is logged with
+    // its body's variables, even when nothing inside it was compensable.
+    const body = node.compensationStart !== undefined && vars !== undefined;
+    if (node.compensationHandler !== undefined || body || (log !== undefined && log.length > 0)) {
       const entry: CompensationEntry = { node: node.index, process: proc.id };
       if (log !== undefined && log.length > 0) entry.children = log;
+      if (body) entry.vars = new Map(vars);
       (this.scope(token.scope).compensation ??= []).push(entry);
     }
     this.#markCompleted(proc, node);
@@ -515,6 +524,7 @@ export class Machine implements Execution {
     if (spec.parent) scope.parent = spec.parent.id;
     if (spec.token) scope.token = spec.token.id;
     if (spec.interrupting !== undefined) scope.interrupting = spec.interrupting;
+    if (spec.kind === "call") scope.written = new Set();
     this.state.scopes.set(scope.id, scope);
     if (spec.counted && spec.parent) spec.parent.live++;
     // Loop bodies and their runs share the plan scope of the looping node;
@@ -583,6 +593,10 @@ export class Machine implements Execution {
       if (parent.live === 0) this.#scopeDone(parent);
       return;
     }
+    if (scope.handler !== undefined) {
+      handlerBodyDone(this, scope);
+      return;
+    }
     if (scope.token === undefined) {
       if (scope.parent === undefined) this.#instanceDone("COMPLETED");
       return;
@@ -596,6 +610,11 @@ export class Machine implements Execution {
   /** Moves a finished scope's compensation log into another scope. */
   #foldLog(from: ScopeInstance, to: ScopeInstance): void {
     if (from.compensation?.length) (to.compensation ??= []).push(...from.compensation);
+  }
+
+  /** Completes `scope` if nothing is left in it (a detached compensation run just ended). */
+  settleScope(scope: ScopeInstance): void {
+    if (scope.live === 0) this.#scopeDone(scope);
   }
 
   terminateScope(token: Token): void {

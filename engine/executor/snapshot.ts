@@ -213,7 +213,7 @@ function snapshotEntries(plan: ExecutionPlan, s: InstanceState): Map<string, str
   const vars: [string, FeelValue][] = [];
   for (const scope of s.scopes.values()) {
     const p = proc(scope.process);
-    out.set(`sutra.scope.${scope.id}`, canonical(scopeRecord(p, scope)));
+    out.set(`sutra.scope.${scope.id}`, canonical(scopeRecord(plan, scope)));
     for (const [name, value] of scope.vars) {
       if (p.transient.has(name)) continue;
       const key = scope.parent === undefined
@@ -251,7 +251,8 @@ function nodeKey(s: InstanceState, p: ProcessPlan, node: number): string {
   return p.id === s.process ? p.nodes[node].id : `${p.id}#${p.nodes[node].id}`;
 }
 
-function scopeRecord(p: ProcessPlan, scope: ScopeInstance): Record<string, unknown> {
+function scopeRecord(plan: ExecutionPlan, scope: ScopeInstance): Record<string, unknown> {
+  const p = processOf(plan, scope.process);
   return {
     kind: scope.kind,
     process: scope.process,
@@ -259,6 +260,8 @@ function scopeRecord(p: ProcessPlan, scope: ScopeInstance): Record<string, unkno
     parent: scope.parent,
     token: scope.token,
     interrupting: scope.interrupting,
+    handler: scope.handler,
+    written: scope.written && [...scope.written].sort(),
     mi: scope.mi && {
       total: scope.mi.total,
       next: scope.mi.next,
@@ -270,7 +273,7 @@ function scopeRecord(p: ProcessPlan, scope: ScopeInstance): Record<string, unkno
     loopCount: scope.loopCount,
     adHocNext: scope.adHocNext,
     writes: scope.writes?.map((w) => ({ ...w, value: encodeValue(w.value) })),
-    compensation: scope.compensation?.map((e) => entryRecord(p, e)),
+    compensation: scope.compensation?.map((e) => entryRecord(plan, e)),
     gates: scope.gates?.map((g) => ({
       node: p.nodes[g.node].id,
       consumed: g.consumed.map((f) => p.flows[f].id),
@@ -278,11 +281,17 @@ function scopeRecord(p: ProcessPlan, scope: ScopeInstance): Record<string, unkno
   };
 }
 
-function entryRecord(p: ProcessPlan, e: CompensationEntry): Record<string, unknown> {
+function entryRecord(plan: ExecutionPlan, e: CompensationEntry): Record<string, unknown> {
+  // Entries of a called process sit in its call activity's entry: each
+  // names its own process.
+  const p = processOf(plan, e.process);
   return {
     node: p.nodes[e.node].id,
     process: e.process,
-    children: e.children?.map((c) => entryRecord(p, c)),
+    children: e.children?.map((c) => entryRecord(plan, c)),
+    vars: e.vars && Object.fromEntries(
+      [...e.vars].filter(([name]) => !p.transient.has(name)).map(([k, v]) => [k, encodeValue(v)]),
+    ),
   };
 }
 
@@ -313,7 +322,7 @@ function runRecord(
   if (run.then.kind === "boundary") then.boundary = p.nodes[run.then.boundary].id;
   return {
     scope: run.scope,
-    queue: run.queue.map((e) => entryRecord(processOf(plan, e.process), e)),
+    queue: run.queue.map((e) => entryRecord(plan, e)),
     queueScopes: run.queueScopes,
     handler: run.handler,
     temporary: run.temporary,
@@ -465,6 +474,8 @@ function readScope(plan: ExecutionPlan, id: number, r: Json): ScopeInstance {
   if (r.parent !== undefined) scope.parent = r.parent as number;
   if (r.token !== undefined) scope.token = r.token as number;
   if (r.interrupting !== undefined) scope.interrupting = r.interrupting as boolean;
+  if (r.handler !== undefined) scope.handler = r.handler as number;
+  if (r.written !== undefined) scope.written = new Set(r.written as string[]);
   if (r.loopCount !== undefined) scope.loopCount = r.loopCount as number;
   if (r.adHocNext !== undefined) scope.adHocNext = r.adHocNext as number;
   const mi = r.mi as Json | undefined;
@@ -506,6 +517,11 @@ function readEntry(plan: ExecutionPlan, r: Json): CompensationEntry {
   const p = processOf(plan, r.process as string);
   const entry: CompensationEntry = { node: nodeIndex(p, r.node), process: p.id };
   if (r.children) entry.children = (r.children as Json[]).map((c) => readEntry(plan, c));
+  if (r.vars) {
+    entry.vars = new Map(
+      Object.entries(r.vars as Record<string, string>).map(([k, v]) => [k, decodeValue(v)]),
+    );
+  }
   return entry;
 }
 
@@ -567,9 +583,13 @@ function readRun(plan: ExecutionPlan, s: InstanceState, id: number, r: Json): Co
 }
 
 // Live counts are derived: tokens per scope, plus event sub-process runs and
-// multi-instance runs in their parent.
+// multi-instance runs in their parent, plus detached compensation runs in
+// the scope they compensate.
 function countLive(s: InstanceState): void {
   for (const t of s.tokens.values()) s.scopes.get(t.scope)!.live++;
+  for (const run of s.compensations.values()) {
+    if (run.then.kind === "detached") s.scopes.get(run.scope)!.live++;
+  }
   for (const scope of s.scopes.values()) {
     if (
       (scope.kind === "eventSubProcess" || scope.kind === "instance") && scope.parent !== undefined

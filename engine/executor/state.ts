@@ -63,6 +63,11 @@ export interface CompensationEntry {
   process: string;
   /** Entries of a completed sub-process, compensated when it has no handler of its own. */
   children?: CompensationEntry[];
+  /**
+   * Sub-processes compensated by an event sub-process: the body's variables
+   * as they were when it completed, which that handler runs with.
+   */
+  vars?: Map<string, FeelValue>;
 }
 
 /** A running compensation: handlers run one after another, newest first. */
@@ -82,8 +87,13 @@ export interface CompensationRun {
   then: Continuation;
 }
 
-/** What a finished compensation run continues with. */
+/**
+ * What a finished compensation run continues with. A `detached` run
+ * (`waitForCompletion="false"`) has nothing to continue: the thrower went
+ * on at once, and the run only keeps its scope from completing.
+ */
 export type Continuation =
+  | { kind: "detached" }
   | { kind: "leave"; token: number }
   | { kind: "consume"; token: number }
   | {
@@ -115,7 +125,18 @@ export interface ScopeInstance {
   token?: number;
   /** Event sub-process runs: whether they interrupted their parent. */
   interrupting?: boolean;
+  /**
+   * A completed sub-process's body reopened to run its compensation event
+   * sub-process: the compensation run to report to when that is done.
+   */
+  handler?: number;
   vars: Map<string, FeelValue>;
+  /**
+   * Called processes: the names the called process wrote or created (what
+   * returns to a caller without output associations). Absent on calls
+   * started by an engine that did not track writes: all variables return.
+   */
+  written?: Set<string>;
   mi?: MultiInstanceState;
   /** Standard loops: iterations run so far. */
   loopCount?: number;
@@ -284,6 +305,7 @@ export function cloneState(s: InstanceState): InstanceState {
     if (scope.mi) copy.mi = { ...scope.mi, outputs: [...scope.mi.outputs] };
     if (scope.writes) copy.writes = [...scope.writes];
     if (scope.compensation) copy.compensation = [...scope.compensation];
+    if (scope.written) copy.written = new Set(scope.written);
     if (scope.gates) copy.gates = scope.gates.map((g) => ({ ...g, consumed: [...g.consumed] }));
     scopes.set(id, copy);
   }

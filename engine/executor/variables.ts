@@ -5,7 +5,9 @@
  * the root scope of the process the write happens in (a called process has
  * its own root), so values set inside a sub-process are visible after it.
  * Names a scope defines for itself (multi-instance elements, loop counters)
- * stay local because they are defined there first.
+ * stay local because they are defined there first. The root scope of a
+ * called process notes the names written into it: only those go back to a
+ * caller that maps no outputs.
  *
  * Values are immutable FEEL values: a path assignment (`a.b.c := v`)
  * rebuilds the contexts along the path instead of changing them.
@@ -40,11 +42,17 @@ export function setVariable(
   const name = dot < 0 ? path : path.slice(0, dot);
   const target = writeTarget(state, scope, name);
   if (dot < 0) {
-    target.vars.set(name, value);
+    define(target, name, value);
     return;
   }
   const current = lookup(state, scope, name);
-  target.vars.set(name, withPath(current ?? null, path.slice(dot + 1).split("."), value));
+  define(target, name, withPath(current ?? null, path.slice(dot + 1).split("."), value));
+}
+
+/** Sets `name` in exactly `scope`, noting the write when the scope tracks its writes. */
+export function define(scope: ScopeInstance, name: string, value: FeelValue): void {
+  scope.vars.set(name, value);
+  scope.written?.add(name);
 }
 
 /** The value of `name` as seen from `scope`, or undefined when no scope defines it. */

@@ -39,10 +39,15 @@ export function openBody(
   return body;
 }
 
-/** The body finished normally: close it and complete the sub-process node. */
+/**
+ * The body finished normally: close it and complete the sub-process node,
+ * handing on what completed inside it and (for a compensation event
+ * sub-process to run with later) its variables.
+ */
 export function closeBody(x: Execution, token: Token, body: ScopeInstance): void {
   const log = body.compensation;
   x.closeScope(body);
   delete token.child;
-  x.complete(token, undefined, log ? { log } : undefined);
+  const vars = x.nodeOf(token).compensationStart === undefined ? undefined : body.vars;
+  x.complete(token, undefined, log || vars ? { log, vars } : undefined);
 }

@@ -9,8 +9,9 @@
  * the called process's initial variables; without any, it starts with a
  * copy of every variable the caller sees. Variables out: the data output
  * associations, evaluated over the called process's variables, set the
- * caller's; without any, every variable of the called process is copied
- * back.
+ * caller's; without any, the variables the called process wrote or created
+ * are copied back — never a value the caller passed in and the callee left
+ * alone, which a parallel branch of the caller may have changed meanwhile.
  *
  * @module
  */
@@ -64,7 +65,10 @@ export const callActivity: Behavior = {
     x.closeScope(child);
     delete token.child;
     if (node.outputs.length === 0) {
-      for (const [k, v] of child.vars) x.set(token, k, v);
+      // Only what the called process wrote goes back: a value the caller
+      // passed in and the callee left alone may be stale by now.
+      const written = child.written;
+      for (const [k, v] of child.vars) if (!written || written.has(k)) x.set(token, k, v);
       x.complete(token, undefined, { mapped: true, ...(log ? { log } : {}) });
       return;
     }
