@@ -4,6 +4,8 @@
  *
  * @module
  */
+import "./file/mod.ts";
 import "./http/mod.ts";
 import "./local/mod.ts";
 import "./pull/mod.ts";
+import "./rabbitmq/mod.ts";

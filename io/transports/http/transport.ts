@@ -17,7 +17,7 @@ import type {
   TransportFactory,
 } from "../../../engine/core/transport.ts";
 import { authenticate } from "./auth.ts";
-import { unwrapCloudEvent } from "./cloudevents.ts";
+import { unwrapCloudEvent } from "../../../engine/core/cloudevents.ts";
 import { httpSink } from "./sink.ts";
 
 const STATUS: Readonly<Record<RefusalClass, number>> = {

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { type Diagnostic, diagnostic } from "../../../engine/core/diagnostic.ts";
-import type { InboundDelivery } from "../../../engine/core/transport.ts";
+import { type Diagnostic, diagnostic } from "./diagnostic.ts";
+import type { InboundDelivery } from "./transport.ts";
 
 /** The message inside a structured CloudEvent, or why there is none. */
 export function unwrapCloudEvent(delivery: InboundDelivery): InboundDelivery | Diagnostic {
