@@ -1,0 +1,328 @@
+/**
+ * One consumer per rabbitmq channel: it keeps a connection (reconnecting
+ * with backoff), consumes the channel's queue with the channel's prefetch,
+ * hands each message to the engine and acts on the answer with the shared
+ * broker verdicts: ack, nack with requeue, or publish to the dead-letter
+ * destination (confirmed) and then ack. On-complete channels hold each ack
+ * until the instances the message started or advanced have ended.
+ *
+ * @module
+ */
+import type { Diagnostic } from "../../../engine/core/diagnostic.ts";
+import { diagnostic } from "../../../engine/core/diagnostic.ts";
+import { errorMessage } from "../../../engine/core/errors.ts";
+import type { Logger } from "../../../engine/core/log.ts";
+import type {
+  AckVerdict,
+  BoundChannel,
+  DeliveryOutcome,
+  InboundDelivery,
+  TransportContext,
+} from "../../../engine/core/transport.ts";
+import {
+  type BrokerVerdict,
+  deadLetterHeaders,
+  isStructuredCloudEvent,
+  keepConnected,
+  RedeliveryBudget,
+  unwrapCloudEvent,
+  verdictOf,
+  verdictOfAck,
+} from "../_broker/mod.ts";
+import {
+  amqp,
+  type AmqpChannel,
+  type AmqpConnection,
+  amqpHeaders,
+  type AmqpMessage,
+  deliveryHeaders,
+  priorDeliveries,
+  publishConfirmed,
+} from "./_amqp.ts";
+import { isSecretReference, type RabbitChannelOptions } from "./options.ts";
+
+const STOPPED = Symbol("stopped");
+/** Neither ack nor nack: the consumer is stopping and the broker requeues the message on close. */
+const ABANDON = Symbol("abandon");
+
+/** What a consumer needs. */
+export interface ConsumerOptions {
+  readonly context: TransportContext;
+  readonly channel: BoundChannel;
+  readonly options: RabbitChannelOptions;
+  readonly logger: Logger;
+}
+
+/** Resolves a channel's connection URL (a secret reference or a literal). */
+export async function connectionUrl(
+  context: TransportContext,
+  url: string,
+): Promise<string> {
+  return isSecretReference(url) ? await context.resolveSecret(url) : url;
+}
+
+/** Declares the queue (and its exchange binding and dead-letter queue) unless `declare: false`. */
+export async function declareTopology(ch: AmqpChannel, o: RabbitChannelOptions): Promise<void> {
+  if (!o.declare) return;
+  const args = o.queueType === "quorum" ? { "x-queue-type": "quorum" } : {};
+  await ch.assertQueue(o.queue, { durable: true, arguments: args });
+  await ch.assertQueue(o.deadLetterQueue, { durable: true, arguments: args });
+  if (o.deadLetterExchange !== "") {
+    await ch.assertExchange(o.deadLetterExchange, "direct", { durable: true });
+    await ch.bindQueue(o.deadLetterQueue, o.deadLetterExchange, o.deadLetterQueue);
+  }
+  if (o.exchange !== undefined && o.exchange !== "") {
+    await ch.assertExchange(o.exchange, o.exchangeType, { durable: true });
+    await ch.bindQueue(o.queue, o.exchange, o.routingKey);
+  }
+}
+
+/** A running channel consumer. */
+export class ChannelConsumer {
+  readonly #o: ConsumerOptions;
+  readonly #budget: RedeliveryBudget;
+  readonly #inFlight = new Set<Promise<void>>();
+  #abort = new AbortController();
+  #loop: Promise<void> | undefined;
+  #connection: AmqpConnection | undefined;
+  #warnedReply = false;
+
+  constructor(options: ConsumerOptions) {
+    this.#o = options;
+    this.#budget = new RedeliveryBudget({ maxDeliveries: options.options.maxDeliveries });
+  }
+
+  /** Starts consuming (again), reconnecting whenever the connection drops. */
+  start(): void {
+    if (this.#loop) return;
+    this.#abort = new AbortController();
+    const what = `rabbitmq channel '${this.#o.channel.declaration.name}'`;
+    this.#loop = keepConnected((connected) => this.#session(connected), {
+      logger: this.#o.logger,
+      what,
+      signal: this.#abort.signal,
+    });
+  }
+
+  /** Stops consuming, lets the deliveries in flight finish, and closes the connection. */
+  async stop(): Promise<void> {
+    if (!this.#loop) return;
+    this.#abort.abort();
+    const connection = this.#connection;
+    // Stop new deliveries first; the ones in flight still ack on the open channel.
+    await this.#cancel?.().catch(() => {});
+    await Promise.allSettled([...this.#inFlight]);
+    await connection?.close().catch(() => {});
+    await this.#loop;
+    this.#loop = undefined;
+  }
+
+  #cancel: (() => Promise<unknown>) | undefined;
+
+  /** One connection's life: connect, declare, consume until the connection closes. */
+  async #session(connected: () => void): Promise<void> {
+    const o = this.#o.options;
+    const url = await connectionUrl(this.#o.context, o.url);
+    const connection = await amqp.connect(url, {
+      clientProperties: {
+        connection_name: `sutra/rabbitmq/${this.#o.channel.declaration.name}`,
+      },
+    });
+    this.#connection = connection;
+    const closed = new Promise<void>((resolve) => {
+      connection.on("close", () => resolve());
+      // An 'error' is always followed by 'close'; listening keeps it from being thrown.
+      connection.on("error", () => {});
+    });
+    try {
+      if (this.#abort.signal.aborted) return;
+      const ch = await connection.createConfirmChannel();
+      ch.on("error", () => {});
+      await declareTopology(ch, o);
+      await ch.prefetch(o.prefetch);
+      const { consumerTag } = await ch.consume(o.queue, (message) => {
+        if (message) this.#track(this.#handle(ch, message));
+      });
+      this.#cancel = () => ch.cancel(consumerTag);
+      connected();
+      this.#o.logger.info("consuming", {
+        channel: this.#o.channel.declaration.name,
+        queue: o.queue,
+      });
+    } catch (error) {
+      await connection.close().catch(() => {});
+      throw error;
+    }
+    await closed;
+    this.#cancel = undefined;
+    this.#connection = undefined;
+  }
+
+  #track(work: Promise<void>): void {
+    this.#inFlight.add(work);
+    void work.finally(() => this.#inFlight.delete(work));
+  }
+
+  /** One message: to the engine, then ack / requeue / dead-letter. Never rejects. */
+  async #handle(ch: AmqpChannel, message: AmqpMessage): Promise<void> {
+    const name = this.#o.channel.declaration.name;
+    try {
+      const verdict = await this.#verdict(ch, message);
+      await this.#act(ch, message, verdict);
+    } catch (error) {
+      // The channel is gone (connection lost): the broker requeues the message itself.
+      this.#o.logger.warn("a delivery could not be settled; the broker will redeliver it", {
+        channel: name,
+        error: errorMessage(error),
+      });
+    }
+  }
+
+  #stopped(): Promise<typeof STOPPED> {
+    const signal = this.#abort.signal;
+    return new Promise((resolve) => {
+      if (signal.aborted) resolve(STOPPED);
+      else signal.addEventListener("abort", () => resolve(STOPPED), { once: true });
+    });
+  }
+
+  async #verdict(ch: AmqpChannel, message: AmqpMessage): Promise<BrokerVerdict | typeof ABANDON> {
+    const channel = this.#o.channel;
+    const onComplete = channel.ackMode === "on-complete";
+    let heard: (v: AckVerdict) => void = () => {};
+    const deferred = new Promise<AckVerdict>((resolve) => heard = resolve);
+    const delivery = this.#delivery(message, onComplete ? { settle: (v) => heard(v) } : undefined);
+    if ("code" in delivery) return { action: "dead-letter", diagnostic: delivery };
+    const outcome: DeliveryOutcome = await this.#o.context.deliver(delivery);
+    if (outcome.kind === "settled" && outcome.reply) {
+      const replied = await this.#reply(ch, message, outcome.reply);
+      if (replied) return { action: "requeue", diagnostic: replied };
+    }
+    if (outcome.kind === "settled" && onComplete) {
+      // Stopping drops the engine's holds unsettled: leave the message to the broker.
+      const heardOrStopped = await Promise.race([deferred, this.#stopped()]);
+      return heardOrStopped === STOPPED ? ABANDON : verdictOfAck(heardOrStopped);
+    }
+    return verdictOf(outcome);
+  }
+
+  /** The engine's view of a message; a structured CloudEvent is unwrapped (or refused). */
+  #delivery(
+    message: AmqpMessage,
+    deferral: InboundDelivery["deferral"],
+  ): InboundDelivery | Diagnostic {
+    const headers = deliveryHeaders(message);
+    const o = this.#o.options;
+    const key = headers[o.idempotencyHeader];
+    const contentType = message.properties.contentType as string | undefined;
+    const delivery: InboundDelivery = {
+      channel: this.#o.channel.declaration.name,
+      body: new Uint8Array(message.content),
+      headers,
+      ...(contentType === undefined ? {} : { contentType }),
+      ...(key === undefined || key === "" ? {} : { idempotencyKey: key }),
+      ...(deferral ? { deferral } : {}),
+    };
+    const structured = this.#o.channel.declaration.cloudeventsMode === "structured" ||
+      isStructuredCloudEvent(contentType);
+    if (!structured) return delivery;
+    const unwrapped = unwrapCloudEvent(delivery);
+    if ("code" in unwrapped) return unwrapped;
+    return { ...delivery, ...unwrapped, ...(deferral ? { deferral } : {}) };
+  }
+
+  /** Publishes the step's reply to `reply-to`; answers the diagnostic when it could not. */
+  async #reply(
+    ch: AmqpChannel,
+    message: AmqpMessage,
+    reply: NonNullable<Extract<DeliveryOutcome, { kind: "settled" }>["reply"]>,
+  ): Promise<Diagnostic | undefined> {
+    const replyTo = message.properties.replyTo as string | undefined;
+    if (!replyTo) return undefined;
+    const correlationId = (message.properties.correlationId ?? message.properties.messageId) as
+      | string
+      | undefined;
+    try {
+      await publishConfirmed(ch, { exchange: "", routingKey: replyTo }, reply.body, {
+        persistent: true,
+        headers: amqpHeaders(reply.headers),
+        ...(reply.contentType === undefined ? {} : { contentType: reply.contentType }),
+        ...(correlationId === undefined ? {} : { correlationId }),
+      });
+      return undefined;
+    } catch (error) {
+      return diagnostic(
+        "SUTRA.BROKER.REPLY_FAILED",
+        `the reply to '${replyTo}' was not confirmed: ${errorMessage(error)}`,
+        { attributes: { channel: this.#o.channel.declaration.name, replyTo } },
+      );
+    }
+  }
+
+  /** Carries a verdict out; a requeue past the budget becomes a dead-letter. */
+  async #act(
+    ch: AmqpChannel,
+    message: AmqpMessage,
+    verdict: BrokerVerdict | typeof ABANDON,
+  ): Promise<void> {
+    // Unacknowledged, it returns to the queue when the connection closes.
+    if (verdict === ABANDON) return;
+    const messageId = message.properties.messageId as string | undefined;
+    if (verdict.action === "requeue") {
+      const n = this.#budget.count({
+        ...(messageId === undefined ? {} : { messageId }),
+        ...(priorDeliveries(message) === undefined
+          ? {}
+          : { priorDeliveries: priorDeliveries(message) }),
+        redelivered: message.fields.redelivered,
+      });
+      if (this.#budget.spent(n)) {
+        verdict = {
+          action: "dead-letter",
+          diagnostic: this.#budget.exhausted(n, verdict.diagnostic),
+        };
+      } else {
+        this.#o.logger.info("requeued", {
+          channel: this.#o.channel.declaration.name,
+          code: verdict.diagnostic.code,
+          delivery: n,
+        });
+        ch.nack(message, false, true);
+        return;
+      }
+    }
+    this.#budget.forget(messageId);
+    if (verdict.action === "dead-letter") await this.#deadLetter(ch, message, verdict.diagnostic);
+    ch.ack(message);
+  }
+
+  /** Copies the message to the dead-letter destination with the diagnostic headers (confirmed). */
+  async #deadLetter(ch: AmqpChannel, message: AmqpMessage, cause: Diagnostic): Promise<void> {
+    const o = this.#o.options;
+    const name = this.#o.channel.declaration.name;
+    const p = message.properties;
+    this.#o.logger.warn("dead-lettered", {
+      channel: name,
+      code: cause.code,
+      message: cause.message,
+      deadLetterQueue: o.deadLetterQueue,
+    });
+    await publishConfirmed(
+      ch,
+      { exchange: o.deadLetterExchange, routingKey: o.deadLetterQueue },
+      new Uint8Array(message.content),
+      {
+        persistent: true,
+        headers: { ...(p.headers ?? {}), ...deadLetterHeaders(cause, name) },
+        ...(p.contentType ? { contentType: p.contentType } : {}),
+        ...(p.contentEncoding ? { contentEncoding: p.contentEncoding } : {}),
+        ...(p.messageId ? { messageId: p.messageId } : {}),
+        ...(p.correlationId ? { correlationId: p.correlationId } : {}),
+        ...(p.replyTo ? { replyTo: p.replyTo } : {}),
+        ...(p.type ? { type: p.type } : {}),
+        ...(p.appId ? { appId: p.appId } : {}),
+        ...(p.timestamp ? { timestamp: p.timestamp } : {}),
+      },
+    );
+  }
+}
