@@ -85,7 +85,12 @@ Deno.test("dataClass: values read from a financial store are masked in the admin
     const variables = admin.body.variables as Record<string, string>;
     assert.equal(variables.fromAccount, MASK);
     assert.equal(variables.toAccount, MASK);
-    assert.deepEqual(admin.body.redacted, { fromAccount: "financial", toAccount: "financial" });
+    // `firstAccount` is the row the flow locks first (the lower key): read, so masked too.
+    assert.deepEqual(admin.body.redacted, {
+      firstAccount: "financial",
+      fromAccount: "financial",
+      toAccount: "financial",
+    });
     // What did not come from the store stays visible.
     assert.match(variables.payload, /"alice"/);
     assert.doesNotMatch(JSON.stringify(admin.body), /balance/, "no account record shows");
@@ -117,6 +122,7 @@ Deno.test("dataClass: a value computed from a masked variable is masked too", ()
     // `reason` is computed from the balances, so it carries their class.
     assert.equal(variables.reason, MASK);
     assert.deepEqual(admin.body.redacted, {
+      firstAccount: "financial",
       fromAccount: "financial",
       reason: "financial",
       toAccount: "financial",
