@@ -17,6 +17,7 @@ import { formatFeel } from "../../../lang/feel/mod.ts";
 import type { InboundMessage } from "../../executor/mod.ts";
 import type { Queryable, Transaction } from "../../persistence/mod.ts";
 import type { Route } from "./channels.ts";
+import { surfaceStatus } from "../instances/repository.ts";
 
 /** A delivery's dedup identity. */
 export interface DedupKey {
@@ -74,14 +75,21 @@ export async function earlierDelivery(
   db: Queryable,
   key: DedupKey,
 ): Promise<{ instanceId: string; status: string } | undefined> {
-  const { rows } = await db.query<{ instance_id: string; status: string | null }>(
-    `select b.instance_id, i.status from inbox b
+  const { rows } = await db.query<
+    { instance_id: string; status: string | null; owner: string | null }
+  >(
+    `select b.instance_id, i.status, i.owner from inbox b
        left join instances i on i.tenant = b.tenant and i.instance_id = b.instance_id
       where b.tenant = $1 and b.channel = $2 and b.event_id = $3 and b.instance_id is not null`,
     [key.tenant, key.channel, key.eventId],
   );
   const row = rows[0];
-  return row && { instanceId: row.instance_id, status: row.status ?? "PURGED" };
+  if (!row) return undefined;
+  // Answered in the words the first delivery was answered in, not the column's.
+  const status = row.status === null
+    ? "PURGED"
+    : surfaceStatus({ status: row.status, owner: row.owner });
+  return { instanceId: row.instance_id, status };
 }
 
 /** Records the key with the step; throws {@link DuplicateDeliveryError} when a twin won. */

@@ -24,9 +24,27 @@ import {
 /** The durable status of an instance row. */
 export type InstanceRowStatus = "RUNNING" | "SUSPENDED" | "COMPLETED" | "TERMINATED" | "FAILED";
 
-/** The row status for an executor state (a parked instance is still RUNNING). */
+/**
+ * The row status for an executor state. The column keeps RUNNING for every
+ * live instance, parked or not: claims, the partial indexes and retirement
+ * all ask "is it live", never "is it parked". Surfaces never show the column
+ * as it is; they show {@link surfaceStatus}.
+ */
 export function rowStatus(state: InstanceState): InstanceRowStatus {
   return state.status === "WAITING" ? "RUNNING" : state.status;
+}
+
+/**
+ * The status every surface shows for a row, in the executor's words
+ * (RUNNING, WAITING, COMPLETED, TERMINATED, FAILED; docs/runtime.md,
+ * Instance status). A step runs until its instance is quiescent, so a live
+ * row is parked, WAITING, unless a lane holds its claim and is running a
+ * step on it right now: RUNNING.
+ */
+export function surfaceStatus(
+  row: { readonly status: string; readonly owner: string | null },
+): string {
+  return row.status === "RUNNING" && row.owner === null ? "WAITING" : row.status;
 }
 
 /** A claimed instance, ready to rehydrate. */

@@ -16,6 +16,7 @@ import type { Database } from "../../persistence/mod.ts";
 import type { AdminGate } from "../admin_auth.ts";
 import type { DeploymentRegistry } from "../deployments/registry.ts";
 import { diagnosticResponse, jsonResponse, type Router } from "../http_router.ts";
+import { surfaceStatus } from "./repository.ts";
 
 /** What the routes need. */
 export interface InstanceRoutesOptions {
@@ -66,7 +67,7 @@ function summary(row: InstanceRow) {
     tenant: row.tenant,
     deploymentId: row.deployment_id,
     processId: row.process_id,
-    status: row.status,
+    status: surfaceStatus(row),
     failure: row.failure_code === null
       ? null
       : { code: row.failure_code, detail: row.failure_detail, node: row.failure_node },
