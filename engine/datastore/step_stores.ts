@@ -10,6 +10,7 @@ import { putField, type StoreOperations, UnitOfWork } from "../core/datastore.ts
 import type { StoreWriteEffect } from "../executor/effects.ts";
 import type { StorePort, StoreReadRequest, StoreRecord } from "../executor/ports.ts";
 import type { DataStoreSet } from "./stores.ts";
+import { storeKeyFits } from "./key_limits.ts";
 
 /** A {@link StorePort} whose reads and writes share one unit of work. */
 export class StepStores implements StorePort {
@@ -29,6 +30,8 @@ export class StepStores implements StorePort {
 
   /** Reads a key; a `forUpdate` lock is held until {@link commit} or {@link rollback}. */
   async read(request: StoreReadRequest): Promise<StoreRecord | undefined> {
+    // A key no store can hold was never written: nothing to find (or lock).
+    if (!storeKeyFits(request.key)) return undefined;
     const ops = await this.#operations(request.store);
     const record = await ops.get(request.key, { forUpdate: request.forUpdate });
     if (record === undefined) return undefined;

@@ -126,3 +126,24 @@ export function jsonSyntaxError(text: string): JsonSyntaxError | undefined {
     }
   }
 }
+
+/**
+ * The UTF-16 offset of the first bracket that opens level `maxDepth + 1`
+ * of well-formed JSON `text`, or undefined when it nests no deeper than
+ * `maxDepth`. Brackets inside strings do not count.
+ */
+export function jsonTooDeepAt(text: string, maxDepth: number): number | undefined {
+  let depth = 0;
+  for (let pos = 0; pos < text.length; pos++) {
+    const c = text.charCodeAt(pos);
+    if (c === 0x22) {
+      // Skip the string (its brackets are text).
+      for (pos++; pos < text.length && text.charCodeAt(pos) !== 0x22; pos++) {
+        if (text.charCodeAt(pos) === 0x5c) pos++;
+      }
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > maxDepth) return pos;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return undefined;
+}

@@ -13,7 +13,9 @@ import {
   type Issue,
   issue,
 } from "../../engine/core/codec.ts";
-import { jsonSyntaxError } from "./_json_syntax.ts";
+import { jsonSyntaxError, jsonTooDeepAt } from "./_json_syntax.ts";
+import { checkDecoded } from "./_data.ts";
+import { MAX_NESTING_DEPTH } from "../../engine/core/input_limits.ts";
 import {
   decodeText,
   lineColumn,
@@ -32,10 +34,15 @@ export type JsonRead =
   | { readonly value: unknown; readonly issue?: undefined }
   | { readonly value?: undefined; readonly issue: Issue };
 
-/** Parses JSON text; never throws. */
+/**
+ * Parses JSON text; never throws. Besides the grammar, a payload must nest
+ * no deeper than {@link MAX_NESTING_DEPTH} levels and hold no lone
+ * surrogate (docs/limits.md).
+ */
 export function readJson(text: string): JsonRead {
+  let value: unknown;
   try {
-    return { value: JSON.parse(text) };
+    value = JSON.parse(text);
   } catch {
     const found = jsonSyntaxError(text);
     const offset = found?.offset ?? text.length;
@@ -50,6 +57,19 @@ export function readJson(text: string): JsonRead {
       ),
     };
   }
+  const deep = jsonTooDeepAt(text, MAX_NESTING_DEPTH);
+  if (deep !== undefined) {
+    const { line, column } = lineColumn(text, deep);
+    return {
+      issue: issue(
+        "SUTRA.PARSE.JSON.TOO_DEEP",
+        `arrays and objects nest deeper than ${MAX_NESTING_DEPTH} levels at line ${line}, column ${column}`,
+        { line, column },
+      ),
+    };
+  }
+  const refused = checkDecoded(value, { tooDeep: "SUTRA.PARSE.JSON.TOO_DEEP" });
+  return refused ? { issue: refused } : { value };
 }
 
 /** The built-in JSON codec. */

@@ -39,6 +39,34 @@ Deno.test("json: malformed text is FATAL with its line and column, never quoting
   }
 });
 
+Deno.test("json: nesting past the shared depth limit is FATAL where it starts; 512 levels pass", async () => {
+  const deep = `{"a": "[[", "b": ${"[".repeat(513)}${"]".repeat(513)}}`;
+  const r = await jsonCodec.decode(bytes(deep));
+  assert.equal(r.outcome, "FATAL");
+  assert.equal(r.issues[0].code, "SUTRA.PARSE.JSON.TOO_DEEP");
+  // The object is level 1, so the 512th bracket opens level 513 (the string's do not count).
+  assert.deepEqual([r.issues[0].line, r.issues[0].column], [1, 17 + 512]);
+  const fits = "[".repeat(512) + "]".repeat(512);
+  assert.equal((await jsonCodec.decode(bytes(fits))).outcome, "OK");
+});
+
+Deno.test("json: a lone surrogate in a string or member name is FATAL at its JSON pointer", async () => {
+  const cases: [string, string][] = [
+    ['{"ref": "\\uD800"}', "/ref"],
+    ['{"a": [1, {"b/c": "x\\uDFFFy"}]}', "/a/1/b~1c"],
+    ['{"k\\uDBFF": 1}', "/k\uFFFD"],
+  ];
+  for (const [doc, path] of cases) {
+    const r = await jsonCodec.decode(bytes(doc));
+    assert.equal(r.outcome, "FATAL", doc);
+    assert.equal(r.issues[0].code, "SUTRA.PARSE.TEXT.LONE_SURROGATE");
+    assert.equal(r.issues[0].path, path);
+    assert.match(r.issues[0].message, new RegExp(`'${path.replace("\\", "\\\\")}'`));
+  }
+  const pair = await jsonCodec.decode(bytes('{"ref": "\\uD83D\\uDE00"}'));
+  assert.deepEqual(pair.payload, { ref: "\u{1F600}" });
+});
+
 Deno.test("json: bytes that are not text in the charset, and foreign content types, are FATAL", async () => {
   const bad = await jsonCodec.decode(new Uint8Array([0x22, 0xc3, 0x28, 0x22]));
   assert.equal(bad.issues[0].code, "SUTRA.PARSE.TEXT.ENCODING");

@@ -1,8 +1,9 @@
 /**
  * `urn:sutra:codec:yaml`: one YAML 1.2 document (core schema: `yes` is a
  * string, timestamps are strings), the payload being its data. Duplicate
- * keys, several documents in one payload and alias expansion beyond 100
- * aliases are refused.
+ * keys, several documents in one payload, alias expansion beyond 100
+ * aliases, nesting past the shared depth limit (an alias inside itself
+ * nests without end) and lone surrogates are refused.
  *
  * @module
  */
@@ -25,6 +26,7 @@ import {
   utf8,
 } from "./_text.ts";
 import { errorMessage } from "../../engine/core/errors.ts";
+import { checkDecoded } from "./_data.ts";
 
 /** Content types the YAML format is recognised by. */
 export const YAML_TYPES: readonly string[] = [
@@ -77,11 +79,14 @@ export function readYaml(text: string): YamlRead {
       );
     },
   });
+  let value: unknown;
   try {
-    return { value: document.toJS({ maxAliasCount: 100 }), warnings };
+    value = document.toJS({ maxAliasCount: 100 });
   } catch (e) {
     return { errors: [malformed(errorMessage(e), {})] };
   }
+  const refused = checkDecoded(value, { tooDeep: "SUTRA.PARSE.YAML.TOO_DEEP" });
+  return refused ? { errors: [refused] } : { value, warnings };
 }
 
 function malformed(reason: string, where: { line?: number; column?: number }): Issue {

@@ -40,6 +40,25 @@ Deno.test("yaml: alias expansion beyond the limit is FATAL (no billion laughs)",
   assert.match(r.issues[0].message, /alias/i);
 });
 
+Deno.test("yaml: nesting past the shared depth limit, or an alias inside itself, is FATAL", async () => {
+  for (const doc of ["[".repeat(513) + "]".repeat(513), "&a [*a]"]) {
+    const r = await yamlCodec.decode(bytes(doc));
+    assert.equal(r.outcome, "FATAL", doc);
+    assert.equal(r.issues[0].code, "SUTRA.PARSE.YAML.TOO_DEEP");
+  }
+  const fits = await yamlCodec.decode(bytes("[".repeat(512) + "]".repeat(512)));
+  assert.equal(fits.outcome, "OK");
+});
+
+Deno.test("yaml: a lone surrogate is FATAL at its JSON pointer", async () => {
+  const r = await yamlCodec.decode(bytes('ref: "\\uD800"\n'));
+  assert.equal(r.outcome, "FATAL");
+  assert.deepEqual([r.issues[0].code, r.issues[0].path], [
+    "SUTRA.PARSE.TEXT.LONE_SURROGATE",
+    "/ref",
+  ]);
+});
+
 Deno.test("yaml: warnings are kept as WARNING issues on an OK payload", async () => {
   const r = await yamlCodec.decode(bytes("%FOO bar\n---\na: 1\n"));
   assert.equal(r.outcome, "OK");

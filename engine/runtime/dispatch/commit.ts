@@ -38,6 +38,7 @@ import { type Capture, markCaptured } from "./inbox.ts";
 import { type DedupKey, DuplicateDeliveryError, recordDelivery } from "./dedup.ts";
 import { errorMessage } from "../../core/errors.ts";
 import type { AckHold, DeferredAckRegistry } from "../acks/registry.ts";
+import { effectsBeyondLimits } from "./limits.ts";
 
 /** The instance a step ran on. */
 export interface CommitTarget {
@@ -107,6 +108,8 @@ async function commitAndAnswer(
   r: StepResult & { refusal?: undefined },
 ): Promise<CommitOutcome> {
   const { state, effects } = r;
+  const beyond = effectsBeyondLimits(effects);
+  if (beyond) return beyond;
   const unwritable = await applyStoreWrites(t, r);
   if (unwritable) return { kind: "refused", refusal: "failed", diagnostics: [unwritable] };
   const step = {

@@ -57,6 +57,7 @@ import type { Lanes } from "./lanes.ts";
 import { type Capture, consumeFailedCapture, dropCaptured, storeCapture } from "./inbox.ts";
 import { advanceInstance, startInstance } from "./advance.ts";
 import { aliasPredictionsOf } from "./alias_predictions.ts";
+import { relayBeyondLimits } from "./limits.ts";
 import type { DeploymentStores } from "./ports.ts";
 import { type DedupKey, dedupKeyOf, earlierDelivery, explicitRelayKey } from "./dedup.ts";
 
@@ -273,6 +274,8 @@ export async function consumerOf(
   predict = false,
 ): Promise<Consumer | DeliveryOutcome> {
   if (resolved.role === "start") return { role: "start", routes: resolved.routes };
+  const beyond = relayBeyondLimits(resolved.routes, message);
+  if (beyond) return beyond;
   const found = await correlate(db, channel.tenant, resolved.routes, message, predict);
   if (found) return { role: "relay", ...found };
   return refused(
