@@ -9,6 +9,7 @@
 import { SaxesParser, type SaxesTagNS } from "saxes";
 import { type Issue, issue } from "../../engine/core/codec.ts";
 import { errorMessage } from "../../engine/core/errors.ts";
+import { MAX_NESTING_DEPTH } from "../../engine/core/input_limits.ts";
 
 /** The XML Schema instance namespace (`xsi:nil`, `xsi:type`, …). */
 export const XSI = "http://www.w3.org/2001/XMLSchema-instance";
@@ -64,7 +65,7 @@ interface Building {
   tagEndLine: number;
 }
 
-const DEFAULT_MAX_DEPTH = 512;
+const DEFAULT_MAX_DEPTH = MAX_NESTING_DEPTH;
 const NO_SCOPE: Record<string, string> = {};
 
 /** Signals the first fatal problem out of saxes' callbacks. */
