@@ -1,13 +1,14 @@
 /**
  * The deployment HTTP surface: `POST /admin/deployments` (archive bytes in
- * the body, `?async=true` for 202-and-poll, `&callback=<url>` for a
- * completion event), `DELETE
+ * the body, `?async=true` for 202-and-poll, `&callback=<url>` or
+ * `&notify=<destination>` for a completion event), `DELETE
  * /admin/deployments/{slotOrId}` behind the admin gate, and the operate
  * route `GET /sutra/deployments/{id}`.
  *
  * @module
  */
 import { diagnostic } from "../../core/mod.ts";
+import { collectSinks, destinationScheme, transports } from "../../core/transport.ts";
 import type { AdminGate } from "../admin_auth.ts";
 import {
   diagnosticResponse,
@@ -111,13 +112,23 @@ async function readCapped(request: Request, cap: number): Promise<Uint8Array | R
 
 /** The query parameter naming a webhook for the completion event. */
 const CALLBACK_PARAM = "callback";
-/** The query parameter naming a broker destination for it (no broker transport in this build). */
+/** The query parameter naming any outbound destination for it (a queue, a directory, …). */
 const NOTIFY_PARAM = "notify";
 
 /**
+ * True when an outbox row to `scheme` has a sink in this build: a sink a
+ * linked transport registers, or one a running transport of that name
+ * brings along (`local`).
+ */
+function served(scheme: string): boolean {
+  return collectSinks(transports).has(scheme) || transports.has(scheme);
+}
+
+/**
  * Reads the completion-event destinations of a deploy request: every
- * `callback` must be an absolute http(s) URL; `notify` needs a broker
- * transport this build does not link. Every problem is reported at once.
+ * `callback` must be an absolute http(s) URL; every `notify` a destination
+ * whose scheme a linked transport delivers to. Every problem is reported at
+ * once.
  */
 function requestedDestinations(params: URLSearchParams): string[] {
   const problems = [];
@@ -140,9 +151,20 @@ function requestedDestinations(params: URLSearchParams): string[] {
     }
   }
   for (const value of params.getAll(NOTIFY_PARAM)) {
+    const destination = value.trim();
+    const scheme = destinationScheme(destination);
+    if (scheme !== undefined && destination.length > scheme.length + 1 && served(scheme)) {
+      destinations.push(destination);
+      continue;
+    }
+    const schemes = [...new Set([...collectSinks(transports).names(), ...transports.names()])]
+      .sort().join(", ");
     problems.push(diagnostic(
       "SUTRA.DEPLOY.NOTIFY_UNSUPPORTED",
-      `notify '${value}' needs a broker transport, and this build links none; use callback=<https-url>`,
+      scheme === undefined || destination.length <= scheme.length + 1
+        ? `notify '${value}' is not a destination (<scheme>:<address>, e.g. file:///var/out)`
+        : `notify '${value}' uses scheme '${scheme}', which no transport linked into this ` +
+          `build delivers to (schemes: ${schemes})`,
       { attributes: { parameter: NOTIFY_PARAM, value } },
     ));
   }

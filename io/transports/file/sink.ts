@@ -39,11 +39,24 @@ export function sinkDirectory(destination: string, cwd: string = Deno.cwd()): st
   return resolve(cwd, path);
 }
 
-/** The file name of a row: its idempotency key made safe, with the content type's extension. */
-export function sinkFileName(
+// Well under the 255 bytes most filesystems allow in one name, extension included.
+const MAX_STEM = 160;
+
+/**
+ * The file name of a row: its idempotency key made safe, with the content
+ * type's extension. A long key keeps its head and gains a hash of the whole
+ * key, so the name stays unique and short enough for any filesystem.
+ */
+export async function sinkFileName(
   message: Pick<OutboundMessage, "idempotencyKey" | "contentType">,
-): string {
-  const stem = message.idempotencyKey.replace(/[^A-Za-z0-9_-]/g, "_");
+): Promise<string> {
+  let stem = message.idempotencyKey.replace(/[^A-Za-z0-9_-]/g, "_");
+  if (stem.length > MAX_STEM) {
+    const key = new TextEncoder().encode(message.idempotencyKey);
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", key));
+    const hash = [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
+    stem = `${stem.slice(0, MAX_STEM - 65)}_${hash}`;
+  }
   const media = message.contentType?.split(";")[0].trim().toLowerCase() ?? "";
   return `${stem}${EXTENSION[media] ?? ".bin"}`;
 }
@@ -57,7 +70,7 @@ export const fileSink: RemoteSink = {
       return { outcome: "poison", error: `not a file:// destination: ${message.destination}` };
     }
     try {
-      await writeAtomically(directory, sinkFileName(message), message.body);
+      await writeAtomically(directory, await sinkFileName(message), message.body);
       return { outcome: "delivered" };
     } catch (error) {
       // A missing or full directory may be fixed by an operator: the outbox backs off meanwhile.

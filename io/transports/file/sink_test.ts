@@ -37,7 +37,10 @@ Deno.test("a row is one file named by its key; sent again it replaces that file"
     assert.deepEqual([first.outcome, again.outcome], ["delivered", "delivered"]);
     assert.deepEqual(await names(dir), ["i-1_Confirm_1_1.json"]);
     assert.equal(await Deno.readTextFile(join(dir, "i-1_Confirm_1_1.json")), '{"n":2}');
-    assert.equal(sinkFileName({ idempotencyKey: "a/b", contentType: undefined }), "a_b.bin");
+    assert.equal(await sinkFileName({ idempotencyKey: "a/b", contentType: undefined }), "a_b.bin");
+    const long = await sinkFileName({ idempotencyKey: "k".repeat(400), contentType: "text/plain" });
+    assert.equal(long.length, 164);
+    assert.notEqual(long, await sinkFileName({ idempotencyKey: `${"k".repeat(399)}j` }));
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
