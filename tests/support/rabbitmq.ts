@@ -14,7 +14,12 @@ import { Buffer } from "node:buffer";
 import assert from "node:assert/strict";
 import { transports } from "../../engine/core/transport.ts";
 import { readPackageDir, sealPackage } from "../../engine/package/mod.ts";
-import { REQUIRE_SERVICES_ENV, servicesRequired } from "./test_database.ts";
+import {
+  REQUIRE_SERVICES_ENV,
+  serverDatabaseUrl,
+  servicesRequired,
+  TEST_DATABASE_URL_ENV,
+} from "./test_database.ts";
 
 /** Variable naming the tier-2 RabbitMQ broker. */
 export const TEST_RABBITMQ_URL_ENV = "SUTRA_TEST_RABBITMQ_URL";
@@ -26,14 +31,20 @@ export function rabbitUrl(): string | undefined {
 
 let noticePrinted = false;
 
-/** Registers a test that needs the broker (ignored with a notice without it, unless required). */
+/**
+ * Registers a test that needs the broker and the tier-2 PostgreSQL server
+ * (the engines under test keep their state there: it boots in a second,
+ * where embedded PGlite takes many on a busy machine). Ignored with a
+ * notice when either is not configured, unless services are required.
+ */
 export function rabbitTest(name: string, fn: (url: string) => Promise<void>): void {
-  const url = rabbitUrl();
+  const url = rabbitUrl() && serverDatabaseUrl() ? rabbitUrl() : undefined;
   if (!url && !servicesRequired()) {
     if (!noticePrinted) {
       noticePrinted = true;
       console.log(
-        `notice: RabbitMQ tier-2 tests are skipped because ${TEST_RABBITMQ_URL_ENV} is not set ` +
+        `notice: RabbitMQ tier-2 tests are skipped because ${TEST_RABBITMQ_URL_ENV} or ` +
+          `${TEST_DATABASE_URL_ENV} is not set ` +
           `(${REQUIRE_SERVICES_ENV}=1 makes that a failure)`,
       );
     }
@@ -41,7 +52,11 @@ export function rabbitTest(name: string, fn: (url: string) => Promise<void>): vo
     return;
   }
   Deno.test(name, async () => {
-    if (!url) throw new Error(`${TEST_RABBITMQ_URL_ENV} is not set, and ${REQUIRE_SERVICES_ENV}=1`);
+    if (!url) {
+      throw new Error(
+        `${TEST_RABBITMQ_URL_ENV} and ${TEST_DATABASE_URL_ENV} must be set under ${REQUIRE_SERVICES_ENV}=1`,
+      );
+    }
     await fn(url);
   });
 }

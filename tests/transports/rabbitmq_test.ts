@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import type { RunningEngine } from "../../engine/runtime/mod.ts";
 import { bootEngine } from "../runtime/support.ts";
+import { withServerDatabase } from "../support/test_database.ts";
 import {
   Broker,
   closeConnections,
@@ -26,12 +27,21 @@ async function withRabbit(
   const q = uniquePrefix(label);
   const broker = await Broker.open(url);
   for (const name of fixtureQueues(q)) await broker.queue(name);
-  const engine = await bootEngine({ env: { SUTRA_TEST_RABBITMQ_URL: url } });
   try {
-    await engine.deployments.deploy(await rabbitPackage({ prefix: q, ...options }));
-    await run({ engine, broker, q });
+    await withServerDatabase(async (_db, target) => {
+      const engine = await bootEngine({
+        url: target.url,
+        schema: target.schema,
+        env: { SUTRA_TEST_RABBITMQ_URL: url },
+      });
+      try {
+        await engine.deployments.deploy(await rabbitPackage({ prefix: q, ...options }));
+        await run({ engine, broker, q });
+      } finally {
+        await engine.stop();
+      }
+    });
   } finally {
-    await engine.stop();
     await broker.close(fixtureQueues(q));
   }
 }
