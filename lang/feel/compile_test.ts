@@ -168,6 +168,12 @@ Deno.test("compile: filters with item, entries, and boolean literals", () => {
   assert.equal(feel("orders[item.total > 10].status", { orders }), '["open", "closed"]');
 });
 
+Deno.test("compile: a literal filter skips every item whose condition is not true", () => {
+  // FEEL's own rule (unlike DMN's boxed filter, which is null for a non-boolean match).
+  assert.equal(feel('[1, 2, 3][if item > 1 then "x" else true]'), "[1]");
+  assert.equal(feel("[{v: 1}, {w: 2}, {v: 3}][v > 1]"), "[{v: 3}]");
+});
+
 Deno.test("compile: an item entry named item hides the item itself", () => {
   assert.equal(feel("[{item: 1}, {item: 2}, {item: 3}][item >= 2]"), "[{item: 2}, {item: 3}]");
 });

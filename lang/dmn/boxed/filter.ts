@@ -3,9 +3,17 @@
  * true. Inside the match, `item` is the current item and, when it is a
  * context, its entries are names too (as in a FEEL filter).
  *
+ * The boxed filter is stricter than FEEL's `list[condition]`, which simply
+ * skips every item whose condition is not true: a match that gives an item
+ * something other than a boolean or null (a string, say) is an error in the
+ * model, so the whole filter is null, with a warning, rather than a list
+ * that silently lacks the item (DMN 1.5's filter boxed expression; OMG DMN
+ * TCK `compliance-level-3/1151-boxed-filter`, cases 004 and 005). A null
+ * match skips its item, as in FEEL.
+ *
  * @module
  */
-import { FeelContext, type FeelValue } from "../../feel/mod.ts";
+import { FeelContext, type FeelValue, kindName } from "../../feel/mod.ts";
 import type { FilterExpression } from "../model.ts";
 import type { Compiler, Evaluator, StaticScope } from "../_compile.ts";
 
@@ -18,11 +26,18 @@ export function compileFilter(c: Compiler, x: FilterExpression, scope: StaticSco
     if (v === null) return null;
     const items = Array.isArray(v) ? v : [v];
     const out: FeelValue[] = [];
-    for (const item of items) {
+    for (const [i, item] of items.entries()) {
       const values = new Map(s.values);
       if (item instanceof FeelContext) { for (const [k, e] of item.entries) values.set(k, e); }
       values.set("item", item);
-      if (match({ values, env: s.env }) === true) out.push(item);
+      const kept = match({ values, env: s.env });
+      if (kept === true) out.push(item);
+      else if (kept !== false && kept !== null) {
+        s.env.warn(
+          `a filter's match gave ${kindName(kept)} for item ${i + 1} instead of a boolean`,
+        );
+        return null;
+      }
     }
     return out;
   };
