@@ -12,5 +12,5 @@ import "./io/transports/mod.ts";
 import { runEngineProcess } from "./engine/runtime/mod.ts";
 
 if (import.meta.main) {
-  Deno.exit(await runEngineProcess());
+  Deno.exit(await runEngineProcess({ args: Deno.args }));
 }

@@ -39,3 +39,27 @@ export function addHealthRoutes(router: Router, checks: readonly ReadinessCheck[
     return jsonResponse(up ? 200 : 503, { status: up ? "UP" : "DOWN", checks: results });
   });
 }
+
+/**
+ * A readiness check that stays DOWN until {@link ReadinessGate.settle} is
+ * called: work the process must finish before it takes traffic (the
+ * examples `deno task start` deploys after boot, say).
+ */
+export class ReadinessGate implements ReadinessCheck {
+  #result: CheckResult;
+
+  /** A gate named `name`, DOWN with `pending` as its data until settled. */
+  constructor(readonly name: string, pending: Record<string, unknown> = {}) {
+    this.#result = { status: "DOWN", data: { ...pending, settled: false } };
+  }
+
+  /** Settles the gate: UP, or DOWN for good when `failed` is set. */
+  settle(data: Record<string, unknown> = {}, failed = false): void {
+    this.#result = { status: failed ? "DOWN" : "UP", data: { ...data, settled: true } };
+  }
+
+  /** The gate's current result. */
+  check(): Promise<CheckResult> {
+    return Promise.resolve(this.#result);
+  }
+}

@@ -1,37 +1,73 @@
 /**
- * The `sutra-engine` process lifecycle: load configuration, boot, wait for
- * SIGINT/SIGTERM, stop. Boot failures print one line per diagnostic on
- * stderr (and a JSON log record) and yield a non-zero exit code.
+ * The `sutra-engine` process lifecycle: read the command line, load
+ * configuration, check the listen port, boot, wait for SIGINT/SIGTERM, stop.
+ * Boot failures print one line per diagnostic on stderr (and a JSON log
+ * record) and yield exit code 1; a bad command line prints the usage and
+ * yields 2. An operation the build's permissions do not allow (a compiled
+ * flavour without network access asked to reach a database server, say) is
+ * `SUTRA.ENGINE.PERMISSION_DENIED`, never a stack trace.
  *
  * @module
  */
+import { parseArgs } from "node:util";
 import {
   type Config,
   createLogger,
   defaultResolveContext,
   type Diagnostic,
+  diagnostic,
   DiagnosticError,
+  ENGINE_VERSION,
+  envName,
   formatDiagnostic,
   loadConfig,
   type Logger,
   resolveReference,
 } from "../core/mod.ts";
 import { type RunningEngine, startEngine } from "./engine.ts";
-import { LOG_FILTER, SERVICE_NAME } from "./settings.ts";
+import type { ReadinessCheck } from "./health.ts";
+import { HTTP_HOST, HTTP_PORT, LOG_FILTER, SERVICE_NAME } from "./settings.ts";
 import { errorMessage } from "../core/errors.ts";
+
+/** The exit code of a command line the engine does not understand. */
+export const EXIT_USAGE = 2;
+
+/** The engine's command-line help. */
+export const ENGINE_USAGE = `Usage: sutra-engine [--port N] [--config FILE] [--datasource URL]
+       sutra-engine --help | --version
+
+Runs the Sutra engine until SIGINT or SIGTERM (Ctrl-C).
+
+  --port N          listen on port N (sutra.http.port, SUTRA_HTTP_PORT; 0 picks a free one)
+  --config FILE     read configuration from FILE (SUTRA_CONFIG; default ./sutra.properties)
+  --datasource URL  engine database (sutra.datasource.url, SUTRA_DATASOURCE_URL):
+                    postgres://… for a server, memory:// for a throwaway one;
+                    unset: the embedded database in sutra.datasource.embedded-dir
+  -h, --help        print this help
+  -V, --version     print the version
+
+Options override the environment, which overrides the configuration file.
+Exit codes: 0 stopped cleanly, 1 could not start, 2 bad command line.
+`;
 
 /** Options for {@link runEngineProcess}. */
 export interface EngineProcessOptions {
+  /** The command line, without the program name (none: no options). */
+  readonly args?: readonly string[];
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Resolves when the process should stop (defaults to SIGINT/SIGTERM). */
   readonly stopSignal?: Promise<unknown>;
   /** Called once the engine is serving (tests use it). */
   readonly onStarted?: (engine: RunningEngine) => void;
+  /** Checks `/sutra/health/ready` runs besides the engine's own (a start script's deployments). */
+  readonly readiness?: readonly ReadinessCheck[];
 }
 
 /** Runs the engine until a stop signal; resolves to the process exit code. */
 export async function runEngineProcess(options: EngineProcessOptions = {}): Promise<number> {
-  const env = options.env ?? Deno.env.toObject();
+  const command = parseCommandLine(options.args ?? []);
+  if (command.exit !== undefined) return command.exit;
+  const env = { ...(options.env ?? Deno.env.toObject()), ...command.env };
   // Listen before booting: a signal that arrives mid-boot must still stop cleanly.
   const stopRequested = options.stopSignal ?? signalled();
   let config: Config;
@@ -51,7 +87,9 @@ export async function runEngineProcess(options: EngineProcessOptions = {}): Prom
 
   let engine: RunningEngine;
   try {
-    engine = await startEngine({ config, logger, env });
+    // A busy port is reported before the database is opened and migrated.
+    probePort(config.require(HTTP_HOST), config.require(HTTP_PORT));
+    engine = await startEngine({ config, logger, env, readiness: options.readiness });
   } catch (error) {
     return bootFailed(error, logger);
   }
@@ -61,14 +99,111 @@ export async function runEngineProcess(options: EngineProcessOptions = {}): Prom
   return 0;
 }
 
+interface CommandLine {
+  /** Variables the options set (they take precedence over the environment). */
+  readonly env: Record<string, string>;
+  /** Set when the command line was handled (help, version) or refused. */
+  readonly exit?: number;
+}
+
+/** Reads the engine's options; help and version are printed here. */
+export function parseCommandLine(args: readonly string[]): CommandLine {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    values = parseArgs({
+      args: [...args],
+      options: {
+        port: { type: "string" },
+        config: { type: "string" },
+        datasource: { type: "string" },
+        help: { type: "boolean", short: "h" },
+        version: { type: "boolean", short: "V" },
+      },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (error) {
+    return usageError(errorMessage(error));
+  }
+  if (values.help) {
+    console.log(ENGINE_USAGE);
+    return { env: {}, exit: 0 };
+  }
+  if (values.version) {
+    console.log(`sutra-engine ${ENGINE_VERSION}`);
+    return { env: {}, exit: 0 };
+  }
+  const env: Record<string, string> = {};
+  if (typeof values.port === "string") {
+    if (!/^\d{1,5}$/.test(values.port) || Number(values.port) > 65535) {
+      return usageError(`--port must be a port number (0-65535), not '${values.port}'`);
+    }
+    env[envName(HTTP_PORT.key)] = values.port;
+  }
+  if (typeof values.config === "string") env["SUTRA_CONFIG"] = values.config;
+  if (typeof values.datasource === "string") env["SUTRA_DATASOURCE_URL"] = values.datasource;
+  return { env };
+}
+
+function usageError(reason: string): CommandLine {
+  console.error(`sutra-engine: ${reason}\n\n${ENGINE_USAGE}`);
+  return { env: {}, exit: EXIT_USAGE };
+}
+
+/** Fails with `SUTRA.HTTP.LISTEN_FAILED` when the port cannot be bound (port 0 always can). */
+function probePort(hostname: string, port: number): void {
+  if (port === 0) return;
+  let listener: Deno.Listener;
+  try {
+    listener = Deno.listen({ hostname, port });
+  } catch (error) {
+    if (deniedByPermissions(error)) throw error;
+    throw new DiagnosticError(diagnostic(
+      "SUTRA.HTTP.LISTEN_FAILED",
+      `cannot listen on ${hostname}:${port}: ${errorMessage(error)}`,
+      { attributes: { port, host: hostname } },
+    ));
+  }
+  listener.close();
+}
+
+/** `error`, or an error it wraps, when it is Deno refusing what the permissions do not grant. */
+function deniedByPermissions(error: unknown): Error | undefined {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied) {
+      return e;
+    }
+  }
+  return undefined;
+}
+
+// Deno's refusal: `Requires net access to "127.0.0.1:5432", run again with the --allow-net flag`.
+const REFUSAL = /Requires (\w+) access to "?([^",]*)"?/;
+
+/**
+ * `SUTRA.ENGINE.PERMISSION_DENIED` for a failure Deno's permissions caused,
+ * naming the permission, the target and the stage that needed it.
+ */
+function permissionDenied(stage: string, message: string): Diagnostic | undefined {
+  const refusal = REFUSAL.exec(message);
+  if (refusal === null) return undefined;
+  const [, permission, target] = refusal;
+  return diagnostic(
+    "SUTRA.ENGINE.PERMISSION_DENIED",
+    `the engine could not start: this build has no ${permission} access to ${target} ` +
+      `(${stage}); build a flavour that allows it or run with that permission — see ` +
+      `docs/install.md, "Flavours and permissions"`,
+    { attributes: { permission, target, stage } },
+  );
+}
+
 function bootFailed(error: unknown, logger: Logger): number {
-  const diagnostics: readonly Diagnostic[] = error instanceof DiagnosticError
-    ? error.diagnostics
-    : [{
-      code: "SUTRA.ENGINE.BOOT_FAILED",
-      severity: "ERROR",
-      message: errorMessage(error),
-    }];
+  const found: readonly Diagnostic[] = error instanceof DiagnosticError ? error.diagnostics : [{
+    code: "SUTRA.ENGINE.BOOT_FAILED",
+    severity: "ERROR",
+    message: errorMessage(error),
+  }];
+  const diagnostics = found.map((d) => permissionDenied(d.code, d.message) ?? d);
   for (const d of diagnostics) {
     logger.error(d.message, { code: d.code, ...d.attributes });
     console.error(formatDiagnostic(d));

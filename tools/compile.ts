@@ -1,0 +1,300 @@
+/**
+ * `deno task compile`: builds `sutra-engine` flavours and the `sutra` CLI
+ * from this tree. For each flavour it writes a composition root linking only
+ * the chosen transports (`<out>/roots/engine_<flavour>.ts`) and runs
+ * `deno compile` with that flavour's narrowed permission flags (see
+ * `flavours.ts`). `deno compile` needs a `denort` runtime; where none can be
+ * downloaded, `DENORT_BIN` must name one, and without it the task stops with
+ * `SUTRA.BUILD.DENORT_MISSING` after writing the roots.
+ *
+ *     deno task compile [--flavour full|http|file]… [--transports http,file,…]
+ *       [--out dist] [--config FILE] [--listen HOST:PORT] [--data-dir DIR]
+ *       [--read DIRS] [--write DIRS] [--net HOSTS] [--env NAMES] [--roots-only]
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+// The modules every root links register their configuration keys, whose variables are allowed.
+import "../io/codecs/mod.ts";
+import "../io/secrets/mod.ts";
+import "../io/datastores/mod.ts";
+import { dirname, relative, resolve } from "node:path";
+import { loadConfig } from "../engine/core/config.ts";
+import { errorMessage } from "../engine/core/errors.ts";
+import {
+  DATASOURCE_EMBEDDED_DIR,
+  DATASOURCE_URL,
+  HTTP_HOST,
+  HTTP_PORT,
+} from "../engine/runtime/mod.ts";
+import {
+  type BuildSettings,
+  cliFlags,
+  compositionRoot,
+  engineFlags,
+  FLAVOURS,
+  REPO_ROOT,
+  resolveTransports,
+  type TransportEntry,
+} from "./flavours.ts";
+
+/** Modules a compiled binary loads by URL at run time, which `deno compile` cannot find alone. */
+export const RUNTIME_INCLUDES: readonly string[] = ["io/codecs/_xmllint_worker.ts"];
+
+/** One engine build the task will make. */
+export interface FlavourBuild {
+  readonly flavour: string;
+  /** The binary's file name: `sutra-engine` for `full`, else `sutra-engine-<flavour>`. */
+  readonly binary: string;
+  readonly transports: readonly TransportEntry[];
+  readonly flags: readonly string[];
+  /** The generated composition root (absolute path). */
+  readonly root: string;
+}
+
+/** The usage line of the task. */
+export const COMPILE_USAGE =
+  `Usage: deno task compile [--flavour full|http|file]… [--transports NAMES] [--out DIR]
+         [--config FILE] [--listen HOST:PORT] [--data-dir DIR] [--read DIRS]
+         [--write DIRS] [--net HOSTS] [--env NAMES] [--roots-only]`;
+
+/** A refusal with its code; printed as one line. */
+export class BuildError extends Error {
+  /** `code` is a `SUTRA.BUILD.*` code; `exit` the exit code (2 for usage). */
+  constructor(readonly code: string, message: string, readonly exit = 1) {
+    super(message);
+  }
+}
+
+/** What the command line asked for. */
+export interface CompileRequest {
+  readonly flavours: readonly { name: string; transports: readonly string[] | "all" }[];
+  readonly out: string;
+  readonly settings: BuildSettings;
+  readonly rootsOnly: boolean;
+}
+
+/** Reads the command line and the build-time configuration. */
+export async function readRequest(args: readonly string[]): Promise<CompileRequest> {
+  let values: Record<string, string | string[] | boolean | undefined>;
+  try {
+    values = parseArgs({
+      args: [...args],
+      options: {
+        flavour: { type: "string", multiple: true },
+        transports: { type: "string" },
+        out: { type: "string", default: "dist" },
+        config: { type: "string" },
+        listen: { type: "string" },
+        "data-dir": { type: "string" },
+        read: { type: "string" },
+        write: { type: "string" },
+        net: { type: "string" },
+        env: { type: "string" },
+        "roots-only": { type: "boolean" },
+      },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (error) {
+    throw new BuildError("SUTRA.BUILD.USAGE", `${errorMessage(error)}\n${COMPILE_USAGE}`, 2);
+  }
+  const names = (values.flavour as string[] | undefined) ?? [];
+  for (const n of names) {
+    if (!(n in FLAVOURS)) {
+      throw new BuildError(
+        "SUTRA.BUILD.FLAVOUR_UNKNOWN",
+        `no flavour '${n}' (known: ${Object.keys(FLAVOURS).join(", ")})`,
+        2,
+      );
+    }
+  }
+  const custom = values.transports as string | undefined;
+  const flavours = custom !== undefined
+    ? [{ name: names[0] ?? "custom", transports: split(custom) }]
+    : (names.length > 0 ? names : ["full"]).map((name) => ({ name, transports: FLAVOURS[name] }));
+
+  // The build-time configuration: the file given (or ./sutra.properties), not the environment.
+  const config = await loadConfig({
+    env: values.config === undefined ? {} : { SUTRA_CONFIG: values.config as string },
+  });
+  const listen = parseListen(
+    (values.listen as string | undefined) ??
+      `${config.require(HTTP_HOST)}:${config.require(HTTP_PORT)}`,
+  );
+  const settings: BuildSettings = {
+    listen,
+    dataDir: (values["data-dir"] as string | undefined) ?? config.require(DATASOURCE_EMBEDDED_DIR),
+    datasourceUrl: config.get(DATASOURCE_URL),
+    read: split(values.read as string | undefined),
+    write: split(values.write as string | undefined),
+    netHosts: values.net === undefined ? undefined : split(values.net as string),
+    envNames: split(values.env as string | undefined),
+    configFile: (values.config as string | undefined) ?? "sutra.properties",
+  };
+  return {
+    flavours,
+    out: values.out as string,
+    settings,
+    rootsOnly: values["roots-only"] === true,
+  };
+}
+
+function split(value: string | undefined): string[] {
+  return value === undefined ? [] : value.split(",").map((s) => s.trim()).filter((s) => s !== "");
+}
+
+function parseListen(value: string): { host: string; port: number } {
+  const at = value.lastIndexOf(":");
+  const port = Number(value.slice(at + 1));
+  if (at <= 0 || !Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new BuildError("SUTRA.BUILD.USAGE", `--listen must be HOST:PORT, not '${value}'`, 2);
+  }
+  return { host: value.slice(0, at), port };
+}
+
+/**
+ * Writes each flavour's composition root under `<out>/roots/` and works out
+ * its flags. Transports this tree does not have yet are skipped with a
+ * message on `log`; an unknown name is an error.
+ */
+export async function prepareFlavours(
+  request: CompileRequest,
+  log: (line: string) => void = console.error,
+): Promise<FlavourBuild[]> {
+  const builds: FlavourBuild[] = [];
+  const rootsDir = resolve(request.out, "roots");
+  await Deno.mkdir(rootsDir, { recursive: true });
+  for (const { name, transports } of request.flavours) {
+    const found = resolveTransports(transports);
+    if (found.unknown.length > 0) {
+      throw new BuildError(
+        "SUTRA.BUILD.TRANSPORT_UNKNOWN",
+        `flavour '${name}': no transport ${found.unknown.map((n) => `'${n}'`).join(", ")}`,
+        2,
+      );
+    }
+    for (const t of found.missing) {
+      log(`flavour '${name}': skipping transport '${t.name}': ${t.module} is not in this tree`);
+    }
+    if (found.linked.length === 0) {
+      throw new BuildError(
+        "SUTRA.BUILD.TRANSPORT_UNKNOWN",
+        `flavour '${name}' links no transport this tree has`,
+      );
+    }
+    // Their configuration keys join the registry, so their variables are allowed.
+    for (const t of found.linked) await import(new URL(t.module, REPO_ROOT).href);
+    const root = resolve(rootsDir, `engine_${name}.ts`);
+    const upward = relative(dirname(root), REPO_ROOT.pathname).split("/");
+    const depth = upward.length;
+    if (upward.some((segment) => segment !== "..")) {
+      throw new BuildError(
+        "SUTRA.BUILD.USAGE",
+        `--out must be a folder inside the repository (${REPO_ROOT.pathname})`,
+        2,
+      );
+    }
+    await Deno.writeTextFile(root, compositionRoot(found.linked, { depth, flavour: name }));
+    builds.push({
+      flavour: name,
+      binary: name === "full" ? "sutra-engine" : `sutra-engine-${name}`,
+      transports: found.linked,
+      flags: engineFlags(found.linked, request.settings),
+      root,
+    });
+  }
+  return builds;
+}
+
+/** The `deno compile` argument lists: one per engine flavour, then the CLI. */
+export function compileCommands(builds: readonly FlavourBuild[], out: string): string[][] {
+  const config = new URL("deno.json", REPO_ROOT).pathname;
+  const includes = RUNTIME_INCLUDES.flatMap((p) => [
+    "--include",
+    new URL(p, REPO_ROOT).pathname,
+  ]);
+  return [
+    ...builds.map((b) => [
+      "compile",
+      "--quiet",
+      "--config",
+      config,
+      "--no-prompt",
+      ...b.flags,
+      ...includes,
+      "--output",
+      resolve(out, b.binary),
+      b.root,
+    ]),
+    [
+      "compile",
+      "--quiet",
+      "--config",
+      config,
+      "--no-prompt",
+      ...cliFlags(),
+      "--output",
+      resolve(out, "sutra"),
+      new URL("cli.ts", REPO_ROOT).pathname,
+    ],
+  ];
+}
+
+/** Where `deno compile` gets its runtime: `DENORT_BIN`, when it names a file. */
+export function denortBinary(env: Readonly<Record<string, string | undefined>>): string {
+  const path = env["DENORT_BIN"];
+  const exists = (p: string) => {
+    try {
+      return Deno.statSync(p).isFile;
+    } catch {
+      return false;
+    }
+  };
+  if (path === undefined || path === "") {
+    throw new BuildError(
+      "SUTRA.BUILD.DENORT_MISSING",
+      "deno compile needs a denort runtime and this machine cannot download one: set DENORT_BIN " +
+        `to a denort ${Deno.version.deno} binary (the roots are in the output folder; ` +
+        "`deno task install` installs launchers instead)",
+    );
+  }
+  if (!exists(path)) {
+    throw new BuildError(
+      "SUTRA.BUILD.DENORT_MISSING",
+      `DENORT_BIN names ${path}, which is not a file`,
+    );
+  }
+  return path;
+}
+
+async function main(args: readonly string[]): Promise<number> {
+  try {
+    const request = await readRequest(args);
+    const builds = await prepareFlavours(request);
+    for (const b of builds) {
+      console.error(
+        `${b.binary}: ${b.transports.map((t) => t.name).join(", ")} — ${b.flags.join(" ")}`,
+      );
+    }
+    if (request.rootsOnly) return 0;
+    denortBinary(Deno.env.toObject());
+    for (const args of compileCommands(builds, request.out)) {
+      const status = await new Deno.Command(Deno.execPath(), { args }).spawn().status;
+      if (!status.success) {
+        throw new BuildError(
+          "SUTRA.BUILD.COMPILE_FAILED",
+          `deno compile for ${args.at(-2)} exited with ${status.code}`,
+        );
+      }
+      console.error(`built ${args.at(-2)}`);
+    }
+    return 0;
+  } catch (error) {
+    if (!(error instanceof BuildError)) throw error;
+    console.error(`ERROR ${error.code}: ${error.message}`);
+    return error.exit;
+  }
+}
+
+if (import.meta.main) Deno.exit(await main(Deno.args));
