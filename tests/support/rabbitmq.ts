@@ -109,6 +109,18 @@ export class Broker {
     await this.channel.waitForConfirms();
   }
 
+  /** Publishes JSON bodies to a queue (message ids `<idPrefix><n>`) and waits for every confirm. */
+  async sendMany(queue: string, bodies: readonly unknown[], idPrefix: string): Promise<void> {
+    bodies.forEach((body, n) =>
+      this.channel.sendToQueue(queue, Buffer.from(JSON.stringify(body)), {
+        contentType: "application/json",
+        persistent: true,
+        messageId: `${idPrefix}${n}`,
+      })
+    );
+    await this.channel.waitForConfirms();
+  }
+
   /** Takes every message now ready on `queue` (acknowledged). */
   async take(queue: string): Promise<Received[]> {
     const out: Received[] = [];
