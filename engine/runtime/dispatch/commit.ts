@@ -31,7 +31,7 @@ import {
   inOrder,
   type StepCommit,
 } from "../instances/repository.ts";
-import { outboxRows, replyOf } from "./encode.ts";
+import { type EncodeContext, outboxRows, replyOf } from "./encode.ts";
 import { groupCommitOf } from "./group_commit.ts";
 import { aliasPredictionsOf } from "./alias_predictions.ts";
 import { type Capture, markCaptured } from "./inbox.ts";
@@ -65,6 +65,8 @@ export interface CommitTarget {
   readonly also?: (tx: Transaction) => Promise<unknown>;
   /** The deferred acknowledgement of the delivery the step consumed, named before the commit. */
   readonly hold?: AckHold;
+  /** The CloudEvents mode the consumed message arrived in (a `match-inbound` reply follows it). */
+  readonly inbound?: EncodeContext["inbound"];
 }
 
 /** What a commit answers: the step settled, or the commit refused it and wrote nothing. */
@@ -79,6 +81,8 @@ export interface CommitOptions {
   readonly deleteAtCompletion?: boolean;
   /** Told of every instance a commit ends, for the acknowledgements held until then. */
   readonly acks?: DeferredAckRegistry;
+  /** The engine clock (a CloudEvent's `time`). */
+  readonly clock?: EncodeContext["clock"];
 }
 
 /**
@@ -119,7 +123,7 @@ async function commitAndAnswer(
     processId: t.processId,
     state,
     effects,
-    outbox: outboxRows(t.deployment, effects),
+    outbox: outboxRows(effects, { ...t, clock: o.clock }),
     owner: t.owner,
     admission: t.admission,
     journal: o.auditJournal === true,
@@ -189,7 +193,7 @@ async function commitAndAnswer(
   aliasPredictionsOf(o.db).committed(t.tenant, t.instanceId, effects);
   const unfinished = await commitStores(t);
   if (unfinished) return { kind: "refused", refusal: "failed", diagnostics: [unfinished] };
-  const reply = replyOf(effects);
+  const reply = replyOf(effects, { ...t, clock: o.clock });
   return {
     kind: "settled",
     instances: [{ instanceId: t.instanceId, status: state.status }],

@@ -46,6 +46,7 @@ import type { DeploymentRegistry } from "../deployments/registry.ts";
 import { instancesByAlias, instanceStatus } from "../instances/repository.ts";
 import type { AckHold, DeferredAckRegistry } from "../acks/registry.ts";
 import { errorMessage } from "../../core/errors.ts";
+import { inboundCloudEventMode } from "../../core/cloudevents.ts";
 import {
   acceptsType,
   buildChannelTable,
@@ -619,6 +620,7 @@ export async function runStart(o: DispatcherOptions, w: StartWork): Promise<Deli
     capture: w.receipt,
     dedup: w.dedup,
     hold: w.hold,
+    inbound: inboundCloudEventMode(screened.message.headers),
     admission: {
       channel: screened.channel.decl.name,
       cap: screened.channel.decl.maxConcurrentInstances,
@@ -650,7 +652,12 @@ async function runResume(
       x.kind === "message" && plan.processById.get(x.process)?.nodes[x.node]?.id === nodeId
     );
     return wait ? resumeInput(wait.id, w.screened) : { leave: `is not parked at '${nodeId}'` };
-  }, { capture: w.receipt, dedup: w.dedup, hold: w.hold });
+  }, {
+    capture: w.receipt,
+    dedup: w.dedup,
+    hold: w.hold,
+    inbound: inboundCloudEventMode(w.screened.message.headers),
+  });
   switch (advanced.kind) {
     case "committed":
       return advanced.outcome;

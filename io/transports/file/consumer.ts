@@ -208,8 +208,9 @@ export class FileConsumer {
     };
     if (this.#channel.declaration.cloudeventsMode !== "structured") return delivery;
     const unwrapped = unwrapCloudEvent(delivery);
-    if ("code" in unwrapped) return { verdict: { action: "dead-letter", diagnostic: unwrapped } };
-    return { ...unwrapped, idempotencyKey: delivery.idempotencyKey };
+    return "code" in unwrapped
+      ? { verdict: { action: "dead-letter", diagnostic: unwrapped } }
+      : unwrapped;
   }
 
   /** Moves the file by the verdict, or schedules another run. */
