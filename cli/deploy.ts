@@ -25,9 +25,15 @@ import { errorMessage } from "../engine/core/errors.ts";
 /** Variable holding the admin API key unless `--api-key-env` names another. */
 export const DEFAULT_API_KEY_ENV = "SUTRA_ADMIN_API_KEY";
 
+/** Variable naming the engine when `--engine-url` is not given. */
+export const ENGINE_URL_ENV = "SUTRA_ENGINE_URL";
+
+/** The engine a command talks to when neither `--engine-url` nor the variable names one: a local engine on its default port. */
+export const DEFAULT_ENGINE_URL = "http://127.0.0.1:8080";
+
 const DEPLOY_USAGE =
-  `Usage: sutra deploy ARCHIVE --engine-url URL [--api] [--async] [--callback URL] [options]
-       sutra deploy --watch DIR --engine-url URL [options]
+  `Usage: sutra deploy ARCHIVE [--engine-url URL] [--api] [--async] [--callback URL] [options]
+       sutra deploy --watch DIR [--engine-url URL] [options]
 
 Uploads a sealed .sutra archive to a running engine (POST /admin/deployments).
 The call is synchronous: it returns once the deployment is Active, or prints
@@ -40,8 +46,11 @@ same checks 'sutra package' runs) and deployed now and again after every
 change, until Ctrl-C. A change with a finding is reported and not deployed.
 
 Options:
-  --engine-url URL      base URL of the engine (required)
-  --api                 use the API path (the only path this build has)
+  --engine-url URL      base URL of the engine (default: \$${ENGINE_URL_ENV}, else
+                        ${DEFAULT_ENGINE_URL})
+  --api                 the API path; accepted for scripts written for builds
+                        that also have a ConfigMap path, and the default
+                        (and only) path of this one
   --async               submit, then poll GET /sutra/deployments/{id} until
                         the deployment settles
   --callback URL        have the engine POST a CloudEvent to URL (http or
@@ -51,7 +60,7 @@ Options:
   --api-key-header H    header carrying the key (default x-api-key)
   --format text|json    report format (default text)`;
 
-const UNDEPLOY_USAGE = `Usage: sutra undeploy SLOT_OR_ID|ARCHIVE --engine-url URL [options]
+const UNDEPLOY_USAGE = `Usage: sutra undeploy SLOT_OR_ID|ARCHIVE [--engine-url URL] [options]
 
 Drains a deployment (DELETE /admin/deployments/{slotOrId}): by slot
 (tenant--module--version) the slot's active revision, or any active or
@@ -61,8 +70,11 @@ and retires once no live or failed instance and no pending delivery is
 left on it.
 
 Options:
-  --engine-url URL      base URL of the engine (required)
-  --api                 use the API path (the only path this build has)
+  --engine-url URL      base URL of the engine (default: \$${ENGINE_URL_ENV}, else
+                        ${DEFAULT_ENGINE_URL})
+  --api                 the API path; accepted for scripts written for builds
+                        that also have a ConfigMap path, and the default
+                        (and only) path of this one
   --api-key-env NAME    environment variable holding the admin API key
                         (default ${DEFAULT_API_KEY_ENV})
   --api-key-header H    header carrying the key (default x-api-key)
@@ -185,16 +197,17 @@ async function deploymentOf(argument: string): Promise<string> {
 }
 
 function connect(parsed: CommandArgs, io: CliIo): Connection {
-  const url = stringFlag(parsed, "engine-url");
-  if (url === undefined) throw new UsageError("--engine-url is required");
+  const url = stringFlag(parsed, "engine-url") ?? (io.env(ENGINE_URL_ENV) || DEFAULT_ENGINE_URL);
   let base: URL;
   try {
     base = new URL(url);
   } catch {
-    throw new UsageError(`--engine-url must be a URL, not '${url}'`);
+    throw new UsageError(
+      `the engine URL (--engine-url or ${ENGINE_URL_ENV}) must be a URL, not '${url}'`,
+    );
   }
   if (base.protocol !== "http:" && base.protocol !== "https:") {
-    throw new UsageError(`--engine-url must be http or https, not '${base.protocol}'`);
+    throw new UsageError(`the engine URL must be http or https, not '${base.protocol}'`);
   }
   const keyEnv = stringFlag(parsed, "api-key-env") ?? DEFAULT_API_KEY_ENV;
   const key = io.env(keyEnv);

@@ -45,6 +45,18 @@ Deno.test("sutra deploy uploads an archive and reports Active, then unchanged", 
     assert.equal(again.out(), `unchanged ${SLOT} as ${id}: Active\n`);
   }));
 
+Deno.test("sutra deploy and undeploy find the engine through SUTRA_ENGINE_URL, --api or not", () =>
+  withEngine(async (engine, archive) => {
+    const env = { ...keyed, SUTRA_ENGINE_URL: engine.url };
+    const deployed = captureIo({ env });
+    assert.equal(await command.run([archive], deployed.io), 0, deployed.err());
+    assert.match(deployed.out(), /Active/);
+    const again = captureIo({ env });
+    assert.equal(await command.run([archive, "--api"], again.io), 0, again.err());
+    const drained = captureIo({ env });
+    assert.equal(await undeployCommand.run([SLOT], drained.io), 0, drained.err());
+  }));
+
 Deno.test("sutra deploy --async polls until the deployment settles", () =>
   withEngine(async (engine, archive) => {
     const run = captureIo({ env: { MY_KEY: ADMIN_KEY } });
@@ -104,7 +116,20 @@ Deno.test("deploy reports an unreachable engine and bad arguments", async () => 
       (e: unknown) =>
         e instanceof DiagnosticError && e.diagnostics[0].code === "SUTRA.CLI.ENGINE_UNREACHABLE",
     );
-    await assert.rejects(() => command.run([archive], captureIo().io), UsageError);
+    // Without --engine-url, SUTRA_ENGINE_URL names the engine.
+    await assert.rejects(
+      () =>
+        command.run(
+          [archive],
+          captureIo({ env: { SUTRA_ENGINE_URL: `http://127.0.0.1:${port}` } }).io,
+        ),
+      (e: unknown) =>
+        e instanceof DiagnosticError && e.diagnostics[0].message.includes(`127.0.0.1:${port}`),
+    );
+    await assert.rejects(
+      () => command.run([archive], captureIo({ env: { SUTRA_ENGINE_URL: "not a url" } }).io),
+      UsageError,
+    );
     await assert.rejects(
       () => command.run([archive, "--engine-url", "ftp://x"], captureIo().io),
       UsageError,

@@ -5,7 +5,12 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { type Diagnostic, DiagnosticError, formatDiagnostic } from "../engine/core/diagnostic.ts";
+import {
+  type Diagnostic,
+  diagnostic,
+  DiagnosticError,
+  formatDiagnostic,
+} from "../engine/core/diagnostic.ts";
 import {
   type Database,
   DEFAULT_EMBEDDED_DIR,
@@ -16,6 +21,7 @@ import {
   migrationStatus,
   type MigrationStatusEntry,
   openDatabase,
+  resolveDatabaseTarget,
   verifyMigrations,
 } from "../engine/persistence/mod.ts";
 import { type CliIo, type Command, UsageError } from "./command.ts";
@@ -88,7 +94,10 @@ export function createMigrateCommand(options: MigrateCommandOptions = {}): Comma
         }
       } catch (error) {
         if (!(error instanceof DiagnosticError)) throw error;
-        return new Report(io, invocation.format, db?.description).problems(error.diagnostics);
+        const problems = db ? error.diagnostics : explainHeld(error.diagnostics, invocation.url, {
+          dataDir: options.defaultDataDir,
+        });
+        return new Report(io, invocation.format, db?.description).problems(problems);
       } finally {
         await db?.close();
       }
@@ -98,6 +107,37 @@ export function createMigrateCommand(options: MigrateCommandOptions = {}): Comma
 
 /** The `migrate` command with the engine's migrations and default embedded directory. */
 export const migrateCommand: Command = createMigrateCommand();
+
+/**
+ * The embedded database serves one process at a time, so while an engine
+ * runs on it this command cannot open it: say so, and what to do instead,
+ * rather than passing on a bare "unreachable".
+ */
+function explainHeld(
+  diagnostics: readonly Diagnostic[],
+  url: string | undefined,
+  options: { dataDir?: string },
+): readonly Diagnostic[] {
+  const [first] = diagnostics;
+  // The open's own wording for a directory another process holds (pinned by open_test.ts).
+  if (
+    first?.code !== "SUTRA.DB.UNREACHABLE" || !/is in use by another process/.test(first.message)
+  ) {
+    return diagnostics;
+  }
+  const target = resolveDatabaseTarget(url, options);
+  if (target.kind !== "directory") return diagnostics;
+  return [diagnostic(
+    "SUTRA.CLI.MIGRATE.ENGINE_RUNNING",
+    `${first.message}, most likely a running engine: the embedded database serves one process at ` +
+      "a time. Either stop the engine and run this command again; or ask the running engine, " +
+      "which applies its migrations when it starts: `curl -sS http://127.0.0.1:8080/sutra/health/ready` " +
+      "(its port, SUTRA_HTTP_PORT) shows the schema version under the 'migrations' check; or " +
+      "run the engine and this command on a PostgreSQL server (--url postgres://…), which " +
+      "serves both at once",
+    { attributes: { directory: target.path } },
+  )];
+}
 
 function parseInvocation(args: readonly string[], io: CliIo): Invocation | "help" {
   let parsed;

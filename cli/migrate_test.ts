@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ENGINE_MIGRATIONS, type Migration } from "../engine/persistence/mod.ts";
+import { ENGINE_MIGRATIONS, type Migration, openDatabase } from "../engine/persistence/mod.ts";
 import { tier2Test, withServerDatabase } from "../tests/support/test_database.ts";
 import { type CapturedIo, captureIo } from "../tests/support/cli_io.ts";
 import { UsageError } from "./command.ts";
@@ -158,6 +158,36 @@ Deno.test("an unreachable or invalid database is a diagnostic and exit 1", async
   const parsed = JSON.parse(invalid.out());
   assert.equal(parsed.ok, false);
   assert.equal(parsed.diagnostics[0].code, "SUTRA.DB.URL_INVALID");
+});
+
+Deno.test("an embedded database a running engine holds gets a code and says what to do", async () => {
+  await withTempDir(async (dir) => {
+    const dataDir = join(dir, "engine-db");
+    // The engine's own hold on the directory: an open embedded database.
+    const engine = await openDatabase(undefined, { dataDir });
+    try {
+      const command = createMigrateCommand({ defaultDataDir: dataDir });
+      const text = capture();
+      assert.equal(await command.run(["status"], text.io), 1);
+      assert.match(text.err(), /^ERROR SUTRA\.CLI\.MIGRATE\.ENGINE_RUNNING: /);
+      assert.match(text.err(), /stop the engine/);
+      assert.match(text.err(), /\/sutra\/health\/ready/);
+      assert.match(text.err(), /--url postgres:\/\//);
+
+      const json = capture();
+      assert.equal(await command.run(["verify", "--format", "json"], json.io), 1);
+      const parsed = JSON.parse(json.out());
+      assert.equal(parsed.diagnostics[0].code, "SUTRA.CLI.MIGRATE.ENGINE_RUNNING");
+      assert.equal(parsed.diagnostics[0].attributes.directory, dataDir);
+    } finally {
+      await engine.close();
+    }
+    const after = capture();
+    assert.equal(
+      await createMigrateCommand({ defaultDataDir: dataDir }).run(["status"], after.io),
+      0,
+    );
+  });
 });
 
 Deno.test("bad sub-commands and flags are usage errors; --help prints the usage", async () => {

@@ -1,5 +1,6 @@
 /**
- * Diagnostic codes: decoded input limits and examples (see docs/limits.md).
+ * Diagnostic codes: decoded input limits (see docs/limits.md) and the CLI
+ * fixes of the same round (docs/cli.md).
  * Part of the catalogue in `codes.ts`.
  *
  * @module
@@ -7,6 +8,8 @@
 
 /** Code → one-line meaning; keep sorted. */
 export const INPUT_CODES = {
+  "SUTRA.CLI.MIGRATE.ENGINE_RUNNING":
+    "sutra migrate cannot open the embedded database a running engine holds; says what to do.",
   "SUTRA.INPUT.ALIAS.ILL_FORMED": "An alias value holds a lone surrogate (422; nothing written).",
   "SUTRA.INPUT.ALIAS.NUL": "An alias value holds a NUL character (422; nothing written).",
   "SUTRA.INPUT.ALIAS.TOO_LONG": "An alias value is longer than 512 bytes of UTF-8 (422).",
