@@ -4,6 +4,7 @@
  *
  * @module
  */
+import "./amqp10/mod.ts";
 import "./file/mod.ts";
 import "./http/mod.ts";
 import "./local/mod.ts";

@@ -1,0 +1,292 @@
+/**
+ * One `amqp10` channel's consumer: a receiver on the channel's source
+ * address, settled by hand. Link credit is the prefetch: credit is given
+ * back one by one as deliveries are settled, so at most `prefetch`
+ * messages are ever unsettled. Each message goes through the engine's
+ * intake and is then
+ *
+ * - `accepted` once the engine has it for good: on-persist when it is
+ *   captured (after the commit), on-complete when every instance it started
+ *   or advanced has ended (the deferred-ack registry's verdict);
+ * - `released` (after a short backoff) on a transient refusal, until the
+ *   channel's redelivery budget is spent;
+ * - poison (unreadable, refused for good, budget spent, a failed instance):
+ *   sent to the dead-letter address with the diagnostic in its application
+ *   properties and then accepted, or `rejected` with the diagnostic in the
+ *   error condition when the channel has no dead-letter address.
+ *
+ * The connection is kept with the shared backoff loop. A delivery still
+ * unsettled when its connection drops is redelivered by the broker (to
+ * this consumer or another), and inbox dedup answers the second copy.
+ *
+ * @module
+ */
+import type { Delivery, EventContext, Message, Receiver } from "rhea";
+import { type Diagnostic, diagnostic } from "../../../engine/core/diagnostic.ts";
+import type { Logger } from "../../../engine/core/log.ts";
+import type {
+  AckVerdict,
+  BoundChannel,
+  DeliveryOutcome,
+  TransportContext,
+} from "../../../engine/core/transport.ts";
+import {
+  type BrokerVerdict,
+  deadLetterHeaders,
+  keepConnected,
+  RedeliveryBudget,
+  sleep,
+  verdictOf,
+  verdictOfAck,
+} from "../_broker/mod.ts";
+import { Amqp10Connection, DURABLE_TERMINUS } from "./_connection.ts";
+import { deadLetterOf, inboundOf, outboundOf } from "./_message.ts";
+import type { Amqp10ChannelOptions } from "./_options.ts";
+
+/** The AMQP error condition a poison message is rejected with (no dead-letter address). */
+export const REFUSED_CONDITION = "sutra:refused";
+
+/** What a {@link ChannelConsumer} needs. */
+export interface ChannelConsumerOptions {
+  readonly context: TransportContext;
+  readonly channel: BoundChannel;
+  readonly options: Amqp10ChannelOptions & { readonly address: string };
+  /** The resolved connection URL. */
+  readonly url: string;
+  readonly logger: Logger;
+}
+
+/** Consumes one channel; {@link start} and {@link stop} may alternate (a singleton's lease). */
+export class ChannelConsumer {
+  readonly #o: ChannelConsumerOptions;
+  readonly #budget: RedeliveryBudget;
+  #run?: { readonly abort: AbortController; readonly loop: Promise<void> };
+
+  constructor(o: ChannelConsumerOptions) {
+    this.#o = o;
+    this.#budget = new RedeliveryBudget({ maxDeliveries: o.options.maxDeliveries });
+  }
+
+  /** Starts consuming (again); a no-op while running. */
+  start(): void {
+    if (this.#run) return;
+    const abort = new AbortController();
+    const loop = keepConnected((connected) => this.#session(connected, abort.signal), {
+      logger: this.#o.logger,
+      what: `amqp10 channel '${this.#o.channel.declaration.name}'`,
+      signal: abort.signal,
+    });
+    this.#run = { abort, loop };
+  }
+
+  /** Stops granting credit, lets the deliveries in hand finish, then closes the connection. */
+  async stop(): Promise<void> {
+    const run = this.#run;
+    if (!run) return;
+    this.#run = undefined;
+    run.abort.abort();
+    await run.loop;
+  }
+
+  /** One connection's life: resolves when stopped, rejects with the reason when it is lost. */
+  async #session(connected: () => void, signal: AbortSignal): Promise<void> {
+    const connection = await Amqp10Connection.open(this.#o.url);
+    const { address, prefetch } = this.#o.options;
+    const receiver = connection.receiver({
+      source: { address, durable: DURABLE_TERMINUS },
+      autoaccept: false,
+      credit_window: 0,
+    });
+    const inFlight = new Set<Promise<void>>();
+    // Attached once per connection (rhea's own reconnect is off), so credit starts at zero.
+    receiver.once("receiver_open", () => {
+      connected();
+      receiver.add_credit(prefetch);
+    });
+    receiver.on("message", (event: EventContext) => {
+      const handled = this.#handle(connection, receiver, event, signal).finally(() =>
+        inFlight.delete(handled)
+      );
+      inFlight.add(handled);
+    });
+    const stopped = new Promise<void>((resolve) => {
+      if (signal.aborted) resolve();
+      signal.addEventListener("abort", () => resolve(), { once: true });
+    });
+    const lost = await Promise.race([connection.closed, stopped.then(() => undefined)]);
+    if (lost !== undefined) throw new Error(lost);
+    // Stopping: no more credit is granted; what is in hand is settled before the link goes.
+    await Promise.all(inFlight);
+    await connection.close();
+  }
+
+  async #handle(
+    connection: Amqp10Connection,
+    receiver: Receiver,
+    event: EventContext,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const delivery = event.delivery!;
+    const message = event.message!;
+    if (signal.aborted) return delivery.release();
+    try {
+      const verdict = await this.#verdict(connection, message, signal);
+      await this.#settle(connection, delivery, message, verdict, signal);
+    } catch (error) {
+      // Unexpected: hand it back; the broker redelivers and dedup answers a copy already run.
+      this.#o.logger.error("an amqp10 delivery could not be handled; released", {
+        code: "SUTRA.RUNTIME.UNEXPECTED",
+        channel: this.#o.channel.declaration.name,
+        error: error instanceof Error ? error.stack ?? error.message : String(error),
+      });
+      delivery.release();
+    } finally {
+      if (!signal.aborted && !connection.isClosed) receiver.add_credit(1);
+    }
+  }
+
+  /** What to do with one message: the engine's answer, then the deferred verdict, then the budget. */
+  async #verdict(
+    connection: Amqp10Connection,
+    message: Message,
+    signal: AbortSignal,
+  ): Promise<BrokerVerdict & { messageId?: string }> {
+    const { channel, context, options } = this.#o;
+    const inbound = inboundOf({
+      name: channel.declaration.name,
+      idempotency: options.idempotency,
+      ...(channel.declaration.cloudeventsMode
+        ? { cloudeventsMode: channel.declaration.cloudeventsMode }
+        : {}),
+    }, message);
+    if ("code" in inbound) return { action: "dead-letter", diagnostic: inbound };
+    const messageId = inbound.idempotencyKey ?? inbound.headers["message-id"];
+    const deferred = channel.ackMode === "on-complete" ? deferredAck() : undefined;
+    const outcome = await context.deliver(
+      deferred ? { ...inbound, deferral: deferred.deferral } : inbound,
+    );
+    let verdict = verdictOf(outcome);
+    if (verdict.action === "ack") {
+      const failed = await this.#reply(connection, message, outcome);
+      if (failed) verdict = { action: "requeue", diagnostic: failed };
+    }
+    if (verdict.action === "ack" && outcome.kind === "settled" && deferred) {
+      verdict = verdictOfAck(await Promise.race([deferred.heard, shutdown(signal)]));
+    }
+    if (verdict.action === "requeue") {
+      const n = this.#budget.count({
+        ...(messageId === undefined ? {} : { messageId }),
+        redelivered: message.first_acquirer === false,
+        ...(message.delivery_count ? { priorDeliveries: message.delivery_count } : {}),
+      });
+      if (this.#budget.spent(n) && !signal.aborted) {
+        const cause = this.#budget.exhausted(n, verdict.diagnostic);
+        return { action: "dead-letter", diagnostic: cause, ...(messageId ? { messageId } : {}) };
+      }
+      return { ...verdict, attempt: n } as BrokerVerdict;
+    }
+    return { ...verdict, ...(messageId ? { messageId } : {}) };
+  }
+
+  /** Sends an on-complete reply to `reply-to`; answers the diagnostic when it could not. */
+  async #reply(
+    connection: Amqp10Connection,
+    request: Message,
+    outcome: DeliveryOutcome,
+  ): Promise<Diagnostic | undefined> {
+    if (outcome.kind !== "settled" || !outcome.reply || !request.reply_to) return undefined;
+    const correlation = request.correlation_id ?? request.message_id;
+    const reply = outboundOf({
+      destination: request.reply_to,
+      headers: outcome.reply.headers,
+      body: outcome.reply.body,
+      ...(outcome.reply.contentType ? { contentType: outcome.reply.contentType } : {}),
+      idempotencyKey: request.message_id === undefined
+        ? crypto.randomUUID()
+        : `reply:${request.message_id}`,
+      attempt: 1,
+    });
+    const sent = await connection.send(request.reply_to, {
+      ...reply,
+      ...(correlation === undefined ? {} : { correlation_id: correlation }),
+    });
+    if (sent.kind === "accepted") return undefined;
+    return diagnostic(
+      "SUTRA.BROKER.REPLY_FAILED",
+      `the reply to ${request.reply_to} was not accepted (${sent.error}); the request is released`,
+      { attributes: { channel: this.#o.channel.declaration.name, replyTo: request.reply_to } },
+    );
+  }
+
+  async #settle(
+    connection: Amqp10Connection,
+    delivery: Delivery,
+    message: Message,
+    verdict: BrokerVerdict & { messageId?: string; attempt?: number },
+    signal: AbortSignal,
+  ): Promise<void> {
+    const channel = this.#o.channel.declaration.name;
+    switch (verdict.action) {
+      case "ack":
+        this.#budget.forget(verdict.messageId);
+        return delivery.accept();
+      case "requeue":
+        // Released at once the broker offers it straight back: wait a little first.
+        await sleep(Math.min(5_000, 100 * 2 ** ((verdict.attempt ?? 1) - 1)), signal);
+        return delivery.release();
+      case "dead-letter":
+        break;
+    }
+    const headers = deadLetterHeaders(verdict.diagnostic, channel);
+    const target = this.#o.options.deadLetterAddress;
+    this.#o.logger.warn("an amqp10 message is poison", {
+      code: verdict.diagnostic.code,
+      channel,
+      ...(target ? { deadLetterAddress: target } : {}),
+    });
+    if (!target) {
+      this.#budget.forget(verdict.messageId);
+      return delivery.reject({
+        condition: REFUSED_CONDITION,
+        description: `${verdict.diagnostic.code}: ${headers["sutra-diagnostic-message"]}`,
+        info: headers,
+      });
+    }
+    const sent = await connection.send(target, deadLetterOf(message, headers));
+    if (sent.kind === "accepted") {
+      this.#budget.forget(verdict.messageId);
+      return delivery.accept();
+    }
+    this.#o.logger.error("the dead-letter address did not take a poison message; released", {
+      code: "SUTRA.AMQP10.DEAD_LETTER_FAILED",
+      channel,
+      deadLetterAddress: target,
+      error: sent.error,
+    });
+    await sleep(1_000, signal);
+    delivery.release();
+  }
+}
+
+/** A deferral whose verdict can be awaited, even when the engine settles it before `deliver` returns. */
+function deferredAck(): { deferral: { settle(v: AckVerdict): void }; heard: Promise<AckVerdict> } {
+  let settle!: (verdict: AckVerdict) => void;
+  const heard = new Promise<AckVerdict>((resolve) => settle = resolve);
+  return { deferral: { settle }, heard };
+}
+
+/** Resolves with a transient nack when the consumer stops: the held message is released. */
+function shutdown(signal: AbortSignal): Promise<AckVerdict> {
+  const verdict: AckVerdict = {
+    kind: "nack",
+    permanent: false,
+    diagnostic: diagnostic(
+      "SUTRA.AMQP10.STOPPED",
+      "the consumer stopped while the message's instances were still running; it is released for redelivery",
+    ),
+  };
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve(verdict);
+    signal.addEventListener("abort", () => resolve(verdict), { once: true });
+  });
+}
