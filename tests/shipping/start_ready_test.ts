@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { LISTENING, spawn, until } from "./_spawn.ts";
+import { type Child, LISTENING, spawn, until } from "./_spawn.ts";
 
 /** `deno task start` as the task runs it (without the task runner), on a throwaway database. */
-export function startScript(script = "examples/start.ts", extra: readonly string[] = []) {
+function startScript(script = "examples/start.ts", extra: readonly string[] = []): Child {
   return spawn(Deno.execPath(), ["run", "-q", "-P=engine", script, "--port", "0", ...extra], {
     env: { SUTRA_HTTP_HOST: "127.0.0.1", SUTRA_HTTP_PORT: "0", SUTRA_DATASOURCE_URL: "memory://" },
   });

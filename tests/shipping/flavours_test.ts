@@ -1,0 +1,190 @@
+/**
+ * Each flavour's generated composition root, run under exactly the
+ * permission flags its compiled binary would carry: it boots on the
+ * embedded database, serves health and stops cleanly; the file flavour,
+ * asked to reach a database server, fails with a diagnostic. With
+ * `DENORT_BIN` set the binaries themselves are compiled and run too.
+ */
+import assert from "node:assert/strict";
+import {
+  compileCommands,
+  type FlavourBuild,
+  prepareFlavours,
+  readRequest,
+} from "../../tools/compile.ts";
+import { sourceReads } from "../../tools/flavours.ts";
+import { LISTENING, ROOT, spawn, until, withTempDir } from "./_spawn.ts";
+
+function freePort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = l.addr.port;
+  l.close();
+  return port;
+}
+
+/** Builds the flavour's root and flags for a run in `dir` on `port`. */
+async function build(flavour: string, dir: string, port: number): Promise<FlavourBuild> {
+  const out = `${ROOT}dist/test-${crypto.randomUUID()}`;
+  const request = await readRequest([
+    "--flavour",
+    flavour,
+    "--out",
+    out,
+    "--listen",
+    `127.0.0.1:${port}`,
+    "--data-dir",
+    `${dir}/db`,
+    "--roots-only",
+  ]);
+  const [b] = await prepareFlavours(request, () => {});
+  return b;
+}
+
+/** Runs a root with `deno run` and the flags its binary would carry (plus the npm packages' wasm). */
+function runRoot(b: FlavourBuild, dir: string, args: readonly string[]) {
+  const reads = sourceReads().join(",");
+  const flags = b.flags.map((f) => f.startsWith("--allow-read=") ? `${f},${reads}` : f);
+  return spawn(Deno.execPath(), [
+    "run",
+    "-q",
+    "--no-prompt",
+    "--config",
+    `${ROOT}deno.json`,
+    ...flags,
+    b.root,
+    ...args,
+  ], {
+    cwd: dir,
+    env: { SUTRA_DATASOURCE_EMBEDDED_DIR: `${dir}/db`, SUTRA_HTTP_HOST: "127.0.0.1" },
+  });
+}
+
+async function cleanUp(b: FlavourBuild): Promise<void> {
+  await Deno.remove(b.root.replace(/\/roots\/[^/]+$/, ""), { recursive: true });
+}
+
+async function bootsAndServesHealth(flavour: string): Promise<void> {
+  await withTempDir(async (dir) => {
+    const port = freePort();
+    const b = await build(flavour, dir, port);
+    try {
+      assert.ok(!b.flags.some((f) => f.startsWith("--allow-run")), b.flags.join(" "));
+      assert.ok(!b.flags.includes("--allow-all") && !b.flags.includes("-A"));
+      const child = runRoot(b, dir, ["--port", String(port)]);
+      try {
+        await child.waitFor(LISTENING);
+        const ready = await until(`http://127.0.0.1:${port}/sutra/health/ready`, 200, child);
+        assert.equal((await ready.json()).status, "UP");
+      } finally {
+        child.kill("SIGTERM");
+        const { code, output } = await child.exited;
+        assert.equal(code, 0, output);
+        assert.match(output, /sutra-engine stopped/);
+      }
+    } finally {
+      await cleanUp(b);
+    }
+  });
+}
+
+Deno.test("flavour flags: none may run programs; file may bind its listener and nothing else", async () => {
+  await withTempDir(async (dir) => {
+    const builds = await Promise.all(["full", "http", "file"].map((f) => build(f, dir, 18080)));
+    try {
+      for (const b of builds) {
+        assert.ok(!b.flags.some((f) => f.startsWith("--allow-run")), `${b.flavour}: ${b.flags}`);
+        assert.ok(b.flags.includes("--ignore-env"));
+        const env = b.flags.find((f) => f.startsWith("--allow-env="))!.split("=")[1].split(",");
+        assert.ok(env.includes("SUTRA_HTTP_PORT") && env.includes("SUTRA_DATASOURCE_URL"));
+        assert.ok(env.every((n) => n.startsWith("SUTRA_") || n === "OTEL_EXPORTER_OTLP_ENDPOINT"));
+        assert.deepEqual(
+          b.flags.find((f) => f.startsWith("--allow-write=")),
+          `--allow-write=${dir}/db`,
+        );
+      }
+      const [full, http, file] = builds;
+      assert.ok(full.flags.includes("--allow-net"));
+      assert.ok(http.flags.includes("--allow-net"));
+      assert.deepEqual(http.transports.map((t) => t.name), ["http", "local", "pull"]);
+      assert.ok(file.flags.includes("--allow-net=127.0.0.1:18080"), file.flags.join(" "));
+      assert.ok(file.transports.every((t) => !t.network));
+      assert.ok(!file.transports.some((t) => t.name === "http"));
+      const root = await Deno.readTextFile(file.root);
+      assert.doesNotMatch(root, /transports\/http\//);
+    } finally {
+      for (const b of builds) await cleanUp(b).catch(() => {});
+    }
+  });
+});
+
+Deno.test("the http flavour boots on the embedded database under its own flags", async () => {
+  await bootsAndServesHealth("http");
+});
+
+Deno.test("the file flavour boots with no network permission beyond its listener", async () => {
+  await bootsAndServesHealth("file");
+});
+
+Deno.test("the full flavour boots under its own flags", async () => {
+  await bootsAndServesHealth("full");
+});
+
+Deno.test("the file flavour asked to reach a database server fails with a diagnostic, no stack trace", async () => {
+  await withTempDir(async (dir) => {
+    const port = freePort();
+    const b = await build("file", dir, port);
+    try {
+      const run = await runRoot(b, dir, [
+        "--port",
+        String(port),
+        "--datasource",
+        "postgres://postgres@127.0.0.1:5432/test",
+      ]).exited;
+      assert.equal(run.code, 1, run.output);
+      assert.match(
+        run.output,
+        /ERROR SUTRA\.ENGINE\.PERMISSION_DENIED: the engine could not start: this build has no net access to 127\.0\.0\.1:5432/,
+      );
+      assert.doesNotMatch(run.output, /^\s+at /m);
+    } finally {
+      await cleanUp(b);
+    }
+  });
+});
+
+const denort = Deno.env.get("DENORT_BIN");
+Deno.test({
+  name: "with DENORT_BIN: the compiled flavours boot and serve health",
+  ignore: denort === undefined,
+  async fn() {
+    await withTempDir(async (dir) => {
+      const port = freePort();
+      const b = await build("file", dir, port);
+      try {
+        const out = b.root.replace(/\/roots\/[^/]+$/, "");
+        const [engineArgs] = compileCommands([b], out);
+        const compiled = await spawn(Deno.execPath(), engineArgs, { env: { DENORT_BIN: denort! } })
+          .exited;
+        assert.equal(compiled.code, 0, compiled.output);
+        const child = spawn(`${out}/${b.binary}`, ["--port", String(port)], {
+          cwd: dir,
+          env: { SUTRA_DATASOURCE_EMBEDDED_DIR: `${dir}/db`, SUTRA_HTTP_HOST: "127.0.0.1" },
+        });
+        try {
+          await (await until(`http://127.0.0.1:${port}/sutra/health/ready`, 200, child)).body
+            ?.cancel();
+        } finally {
+          child.kill("SIGTERM");
+          assert.equal((await child.exited).code, 0);
+        }
+      } finally {
+        await cleanUp(b);
+      }
+    });
+  },
+});
+if (denort === undefined) {
+  console.error(
+    "notice: DENORT_BIN is unset: the compiled binaries are not built (roots are run instead)",
+  );
+}
