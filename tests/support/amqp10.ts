@@ -1,8 +1,8 @@
 /**
  * Helpers for the tier-2 AMQP 1.0 tests, on RabbitMQ's AMQP 1.0 plugin (the
  * broker named by `SUTRA_TEST_RABBITMQ_URL`; see `rabbitmq.ts` for the
- * skip/require rules and the AMQP 0-9-1 client that declares queues, since
- * RabbitMQ 3.10 serves `/queue/<name>` only for a queue that exists):
+ * skip/require rules and the AMQP 0-9-1 client the tests declare and
+ * inspect queues with):
  * an AMQP 1.0 client that sends with settlement and takes messages, the
  * `amqp10` test package sealed for one test, and a TCP proxy that cuts the
  * engine's broker connections. RabbitMQ 3.10's `rabbitmqctl` does not see

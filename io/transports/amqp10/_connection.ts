@@ -23,9 +23,11 @@ import type {
 import { errorMessage } from "../../../engine/core/errors.ts";
 
 /**
- * Terminus durability `unsettled-state`: RabbitMQ declares the `/queue/<name>`
- * it attaches to as durable for it, and refuses the link when an existing
- * queue of that name is not durable (production queues are).
+ * Terminus durability `unsettled-state`. RabbitMQ 3.10 declares the
+ * `/queue/<name>` a link attaches to with the terminus's durability and no
+ * arguments: a missing queue is created durable, and an existing queue that
+ * is not durable, or was declared with `x-*` arguments, refuses the link
+ * (queue arguments belong in a broker policy).
  */
 export const DURABLE_TERMINUS = 2;
 
