@@ -13,7 +13,7 @@ import {
   bpmnChildren,
   type ReadContext,
 } from "./_read_context.ts";
-import { attribute, type XmlElement } from "./_xml.ts";
+import { attribute, qnameNamespace, type XmlElement } from "./_xml.ts";
 import type {
   Assignment,
   Association,
@@ -395,10 +395,12 @@ export class FlowReader {
         ...optional("method", attribute(el, "method")?.trim()),
       };
     }
+    const called = attribute(el, "calledElement")?.trim();
     return {
       ...activity,
       kind: "callActivity",
-      ...optional("calledElement", attribute(el, "calledElement")?.trim()),
+      ...optional("calledElement", called),
+      ...optional("calledNamespace", qnameNamespace(el, called)),
     };
   }
 

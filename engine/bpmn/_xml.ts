@@ -168,6 +168,15 @@ export function attribute(element: XmlElement, local: string, uri = ""): string 
   return undefined;
 }
 
+/**
+ * The namespace the prefix of a QName value (`tns:child`) is bound to on
+ * `element`; undefined for a value without a prefix or with an unbound one.
+ */
+export function qnameNamespace(element: XmlElement, value: string | undefined): string | undefined {
+  const colon = value?.indexOf(":") ?? -1;
+  return colon > 0 ? element.ns[value!.slice(0, colon)] : undefined;
+}
+
 /** The attribute object itself, for callers that need its written name. */
 export function attributeNode(
   element: XmlElement,

@@ -17,6 +17,7 @@
  * @module
  */
 export { loadBpmn } from "./load.ts";
+export { linkPlans } from "./link.ts";
 export type { LoadOptions, LoadResult } from "./load.ts";
 export { readBpmn } from "./reader.ts";
 export type { ReadOptions, ReadResult } from "./reader.ts";

@@ -249,7 +249,10 @@ export interface SubProcessNode extends ActivityBase {
 /** A call activity. */
 export interface CallActivityNode extends ActivityBase {
   readonly kind: "callActivity";
+  /** The called process, as written: an id, or a QName (`ns:child`). */
   readonly calledElement?: string;
+  /** For a QName: the namespace its prefix is bound to there (absent when unbound). */
+  readonly calledNamespace?: string;
 }
 
 /** A gateway. */

@@ -430,7 +430,9 @@ class ProcessPlanner {
       if (completion) adHoc.completionCondition = completion;
       plan.adHoc = adHoc;
     }
-    if (node.kind === "callActivity" && node.calledElement) plan.calledElement = node.calledElement;
+    if (node.kind === "callActivity" && node.calledElement) {
+      plan.calledElement = processId(node.calledElement);
+    }
     const loop = this.#loop(node);
     if (loop) plan.loop = loop;
     if (node.q.retries[0]) plan.retry = node.q.retries[0];
@@ -679,4 +681,13 @@ class ProcessPlanner {
       }
     }
   }
+}
+
+/**
+ * The process id a called element names: a QName's local part. Process ids
+ * are unique within a package (its lint checks which file a prefix selects),
+ * so the plan keeps the id alone.
+ */
+function processId(calledElement: string): string {
+  return calledElement.slice(calledElement.indexOf(":") + 1);
 }

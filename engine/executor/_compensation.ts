@@ -165,14 +165,20 @@ function nextHandler(m: Machine, run: CompensationRun): void {
       startEventSubProcess(m, body, proc.nodes[node.compensationStart], {});
       return;
     }
-    if (entry.children?.length && node.childScope !== undefined) {
-      const body = m.openScope({
-        kind: "compensation",
-        process: proc.id,
-        planScope: node.childScope,
-        parent: host,
-      });
-      run.temporary.push(body.id);
+    if (entry.children?.length) {
+      // A sub-process's children ran in its body, a called process's in
+      // that process's root; a loop's runs of one activity in its scope.
+      const called = entry.children[0].process;
+      let body = host;
+      if (called !== proc.id || node.childScope !== undefined) {
+        body = m.openScope({
+          kind: "compensation",
+          process: called,
+          planScope: called !== proc.id ? 0 : node.childScope!,
+          parent: host,
+        });
+        run.temporary.push(body.id);
+      }
       const children = [...entry.children].reverse();
       run.queue.unshift(...children);
       run.queueScopes.unshift(...children.map(() => body.id));

@@ -128,3 +128,30 @@ Deno.test("waitForCompletion=false: the path after the throw runs at once; the i
   assert.equal(run.status, "COMPLETED");
   assert.ok(run.completed.has("recall"));
 });
+
+const CALLED = `<?xml version="1.0" encoding="UTF-8"?>
+<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:q="urn:sutra:q:1.0" id="d" targetNamespace="urn:test">
+  <bpmn:process id="main" isExecutable="true">
+    <bpmn:startEvent id="s"/><bpmn:sequenceFlow id="f1" sourceRef="s" targetRef="call"/>
+    <bpmn:callActivity id="call" calledElement="child"/>
+    <bpmn:sequenceFlow id="f2" sourceRef="call" targetRef="confirm"/>
+    <bpmn:userTask id="confirm"><bpmn:extensionElements><q:source channel="confirm"/></bpmn:extensionElements></bpmn:userTask>
+    <bpmn:sequenceFlow id="f4" sourceRef="confirm" targetRef="undo"/>
+    <bpmn:intermediateThrowEvent id="undo"><bpmn:compensateEventDefinition activityRef="call"/></bpmn:intermediateThrowEvent>
+    <bpmn:sequenceFlow id="f3" sourceRef="undo" targetRef="e"/><bpmn:endEvent id="e"/>
+  </bpmn:process>
+  <bpmn:process id="child" isExecutable="true">
+    <bpmn:startEvent id="cs"/><bpmn:sequenceFlow id="c1" sourceRef="cs" targetRef="book"/>
+    ${undoable("book", "unbook")}
+    <bpmn:sequenceFlow id="c2" sourceRef="book" targetRef="ce"/><bpmn:endEvent id="ce"/>
+  </bpmn:process>
+</bpmn:definitions>`;
+
+Deno.test("a completed call activity is compensated through what completed in the called process", async () => {
+  const run = new Instance(await planOf(CALLED));
+  await run.start({ process: "main", variables: { log: [] } });
+  assert.deepEqual(run.waitingAt(), ["confirm"], "the call's log is in the snapshot");
+  await run.message("confirm", "ok");
+  assert.equal(run.status, "COMPLETED");
+  assert.deepEqual(run.vars.log, ["unbook"]);
+});

@@ -2,7 +2,9 @@
  * Event rules. In every process: each event definition must be legal where
  * it is used (BPMN's trigger/position table), events with several
  * definitions ("multiple" triggers) are not supported, and link throws
- * must pair with exactly one catch of the same name. In executable
+ * must pair with exactly one catch of the same name, and a compensation
+ * start sits only where something can trigger it (the single compensation
+ * handler of a sub-process that can complete). In executable
  * processes: a start event is triggered by a message or by a clock, never
  * both; throws that need a referenced error, escalation or signal name one;
  * a process has a start event.
@@ -169,6 +171,15 @@ function checkPosition(ctx: RuleContext, container: ContainerEntry, node: EventN
   ) {
     reason = "cancel events belong to transactions";
   }
+  if (!reason && trigger === "compensate" && node.kind === "startEvent") {
+    const problem = compensationStartProblem(ctx, container);
+    if (problem) {
+      ctx.report(problem.code, `startEvent '${node.id}': ${problem.reason}`, node.definitions[0], {
+        attributes: { node: node.id, trigger },
+      });
+    }
+    return;
+  }
   if (!reason) return;
   ctx.report(
     "SUTRA.CONFIG.BPMN.EVENT_DEFINITION_INVALID",
@@ -205,4 +216,55 @@ function checkExecutable(ctx: RuleContext, node: EventNode): void {
       { attributes: { node: node.id, attribute: missing } },
     );
   }
+}
+
+/**
+ * Why a compensation start (in event sub-process `container`) could never
+ * run, or would compete with another handler of the same sub-process.
+ */
+function compensationStartProblem(
+  ctx: RuleContext,
+  container: ContainerEntry,
+): { code: string; reason: string } | undefined {
+  const esp = container.owner!;
+  const host = ctx.index.nodes.get(esp.id)?.container;
+  const owner = host?.owner;
+  if (!host || !owner) {
+    return {
+      code: "SUTRA.CONFIG.BPMN.EVENT_DEFINITION_INVALID",
+      reason: `a compensation event sub-process ('${esp.id}') belongs in a sub-process; ` +
+        "a process is never compensated, so it would never run",
+    };
+  }
+  if (owner.triggeredByEvent) {
+    return {
+      code: "SUTRA.CONFIG.BPMN.ELEMENT_UNSUPPORTED",
+      reason: `a compensation event sub-process ('${esp.id}') inside event sub-process ` +
+        `'${owner.id}' would never run: an event sub-process run is not compensated`,
+    };
+  }
+  const first = host.content.nodes.find((n) =>
+    n.kind === "subProcess" && n.triggeredByEvent &&
+    n.content.nodes.some((s) => s.kind === "startEvent" && s.definitions[0]?.type === "compensate")
+  );
+  if (first && first.id !== esp.id) {
+    return {
+      code: "SUTRA.CONFIG.BPMN.COMPENSATION_HANDLER_AMBIGUOUS",
+      reason: `sub-process '${owner.id}' already has compensation event sub-process ` +
+        `'${first.id}'; it can have one compensation handler`,
+    };
+  }
+  const outer = ctx.index.nodes.get(owner.id)?.container;
+  const boundary = outer?.content.nodes.find((n) =>
+    n.kind === "boundaryEvent" && n.attachedToRef === owner.id &&
+    n.definitions[0]?.type === "compensate"
+  );
+  if (boundary) {
+    return {
+      code: "SUTRA.CONFIG.BPMN.COMPENSATION_HANDLER_AMBIGUOUS",
+      reason: `sub-process '${owner.id}' has both compensation boundary '${boundary.id}' and ` +
+        `compensation event sub-process '${esp.id}'; it can have one compensation handler`,
+    };
+  }
+  return undefined;
 }

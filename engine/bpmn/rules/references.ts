@@ -221,9 +221,12 @@ function checkNode(
     check(node.loop.loopDataOutputRef, DATA_KINDS, at, "loopDataOutputRef");
   }
   if (node.kind === "callActivity" && node.calledElement) {
-    // A called element outside this file is resolved when the package is
+    // A called element outside this file (a plain id this file lacks, or a
+    // QName bound to another namespace) is resolved when the package is
     // assembled; one inside it must be a process.
-    const id = index.resolve(node.calledElement);
+    const here = node.calledNamespace === undefined ||
+      node.calledNamespace === index.definitions.targetNamespace;
+    const id = here ? index.resolve(node.calledElement) : undefined;
     const entry = id === undefined ? undefined : index.definitions.ids.get(id);
     if (entry && entry.kind !== "process") {
       ctx.report(

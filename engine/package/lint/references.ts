@@ -4,6 +4,11 @@
  * runs, the process a call activity or `q:dispatch` case calls — and no two
  * BPMN files define one process id.
  *
+ * A called element resolves across every BPMN file of the package: a plain
+ * id names the package's executable process of that id (ids are unique, so
+ * there is never a choice); a QName (`ns:child`) names process `child` of
+ * the file whose `targetNamespace` its prefix is bound to.
+ *
  * @module
  */
 import { implementationOf } from "../../bpmn/mod.ts";
@@ -43,12 +48,21 @@ export function lintReferences(ctx: LintContext): Diagnostic[] {
         { source: bpmnAt(path, at), attributes: { rule: source } },
       ));
     };
-    const processRef = (id: string, what: string, at: { line: number; column: number }) => {
-      if (ctx.processById.has(id)) return;
+    const processRef = (
+      ref: string,
+      namespace: string | undefined,
+      what: string,
+      at: { line: number; column: number },
+    ) => {
+      const why = unresolved(ctx, ref, namespace);
+      if (why === undefined) return;
       out.push(diagnostic(
         "SUTRA.CONFIG.PACKAGE.PROCESS_UNKNOWN",
-        `${what} calls process '${id}', which no BPMN file of the package defines`,
-        { source: bpmnAt(path, at), attributes: { process: id } },
+        `${what} calls process '${ref}', ${why}`,
+        {
+          source: bpmnAt(path, at),
+          attributes: { process: ref, ...(namespace === undefined ? {} : { namespace }) },
+        },
       ));
     };
     for (const { node } of index.nodesOf(process)) {
@@ -81,17 +95,51 @@ export function lintReferences(ctx: LintContext): Diagnostic[] {
         }
       }
       if (node.kind === "callActivity") {
-        if (node.calledElement) processRef(node.calledElement, `call activity '${node.id}'`, node);
+        if (node.calledElement) {
+          processRef(node.calledElement, node.calledNamespace, `call activity '${node.id}'`, node);
+        }
         for (const d of node.q.dispatches) {
-          for (const c of d.cases) processRef(c.calledElement, `a q:case of '${node.id}'`, c);
+          // q:dispatch names processes by plain id (xsd/q.xsd: NCName).
+          for (const c of d.cases) {
+            processRef(c.calledElement, undefined, `a q:case of '${node.id}'`, c);
+          }
           if (d.default !== undefined) {
-            processRef(d.default, `the q:dispatch default of '${node.id}'`, d);
+            processRef(d.default, undefined, `the q:dispatch default of '${node.id}'`, d);
           }
         }
       }
     }
   }
   return out;
+}
+
+/**
+ * Why a called element (`ref`, with the namespace its prefix is bound to)
+ * names no executable process of the package; undefined when it does.
+ */
+function unresolved(
+  ctx: LintContext,
+  ref: string,
+  namespace: string | undefined,
+): string | undefined {
+  const colon = ref.indexOf(":");
+  if (colon >= 0 && namespace === undefined) {
+    return `whose prefix '${ref.slice(0, colon)}' is bound to no namespace there`;
+  }
+  const id = ref.slice(colon + 1);
+  const found = ctx.processes.filter((p) =>
+    p.process.id === id &&
+    (namespace === undefined || p.index.definitions.targetNamespace === namespace)
+  );
+  if (found.length === 0) {
+    return namespace === undefined
+      ? "which no BPMN file of the package defines"
+      : `which no BPMN file of the package with targetNamespace '${namespace}' defines`;
+  }
+  if (!found.some((p) => p.index.isExecutable(p.process))) {
+    return `which is documentation (isExecutable="false") in ${found[0].path} and never runs`;
+  }
+  return undefined;
 }
 
 /**

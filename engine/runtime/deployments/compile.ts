@@ -1,12 +1,13 @@
 /**
  * Turning archive bytes into something the engine can run: the archive is
  * re-verified fail-closed, the package loaded and linted exactly as
- * `sutra package` did, and every executable process's plan indexed by id.
+ * `sutra package` did, and every executable process's plan indexed by id
+ * (linked, so a call activity reaches the processes of every file).
  * The engine never trusts that a client ran the checks.
  *
  * @module
  */
-import type { ExecutionPlan } from "../../bpmn/mod.ts";
+import { type ExecutionPlan, linkPlans } from "../../bpmn/mod.ts";
 import { type Diagnostic, diagnostic, hasErrors } from "../../core/mod.ts";
 import { projectionRefusals } from "../../datastore/mod.ts";
 import {
@@ -72,11 +73,11 @@ export async function compileArchive(
   if (hasErrors(found)) {
     return { ok: false, stage: "lint", archive, diagnostics: withHeadline(found) };
   }
-  // Lint refuses duplicate process ids across files, so ids are unique here.
+  // Lint refuses duplicate process ids across files, so ids are unique
+  // here; linking lets a call activity reach a process of another file.
   const plans = new Map<string, ExecutionPlan>();
-  for (const file of checked.package.bpmn) {
-    const plan = file.result.plan;
-    if (!plan) continue;
+  const files = checked.package.bpmn.flatMap((file) => file.result.plan ? [file.result.plan] : []);
+  for (const plan of linkPlans(files)) {
     for (const process of plan.processes) plans.set(process.id, plan);
   }
   return {
