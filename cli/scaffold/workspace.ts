@@ -54,6 +54,8 @@ smoke.sh             waits for the engine, sends the sample, checks the reply
 
 ## Check and seal
 
+The \`sutra\` and \`sutra-engine\` commands below are installed once from a Sutra
+checkout with \`npx -y deno@2.9.6 task install\` (see its \`docs/install.md\`).
 Run from this folder:
 
 \`\`\`sh
@@ -69,10 +71,17 @@ bytes and the same deploymentId.
 ## Deploy and call
 
 The channel's API key is a reference (\`env:${f.apiKeyEnv}\`) and the engine's
-admin surface needs a key of its own. Export both, start an engine with them
-(from the Sutra checkout:
-\`SUTRA_ADMIN_AUTH_API_KEY=env:SUTRA_ADMIN_API_KEY npx -y deno@2.9.6 task engine\`),
-then deploy the archive and send the sample:
+admin surface needs a key of its own. An installed engine reads only the
+variables it was installed with, so install it (once, in the Sutra checkout)
+with \`npx -y deno@2.9.6 task install --env SUTRA_ADMIN_API_KEY,${f.apiKeyEnv}\`.
+Start the engine with both keys in one terminal:
+
+\`\`\`sh
+export ${f.apiKeyEnv}=change-me SUTRA_ADMIN_API_KEY=admin-change-me
+SUTRA_ADMIN_AUTH_API_KEY=env:SUTRA_ADMIN_API_KEY sutra-engine
+\`\`\`
+
+then deploy the archive and send the sample from another one, in this folder:
 
 \`\`\`sh
 export ${f.apiKeyEnv}=change-me SUTRA_ADMIN_API_KEY=admin-change-me
