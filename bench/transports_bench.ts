@@ -1,0 +1,176 @@
+/**
+ * `deno task bench:transports`: messages per second a queue transport
+ * carries from the broker to a completed instance, held against the raw
+ * client on the same broker and queue shape.
+ *
+ * - `rabbitmq on-persist stateless`: N messages preloaded on a durable
+ *   queue; the engine (retention PT0S, so nothing is kept) consumes them
+ *   on an on-persist channel whose process starts and ends at once; the
+ *   rate counts messages from the first captured to the last completed.
+ * - `raw amqplib consume+ack`: the same N messages on a queue of the same
+ *   shape, consumed with the same prefetch and acknowledged one by one.
+ *
+ * The ratio line divides the two. Needs the broker named by
+ * `SUTRA_TEST_RABBITMQ_URL` (default the local guest account); the engine
+ * keeps its state on `SUTRA_TEST_DATABASE_URL` when set, else in-memory
+ * PGlite. `--messages N` (default 5000), `--prefetch N` (default 64).
+ *
+ * @module
+ */
+// @ts-types="@types/amqplib"
+import amqp from "amqplib";
+import { Buffer } from "node:buffer";
+import { join } from "node:path";
+import {
+  benchArgs,
+  benchLines,
+  dropSchema,
+  freshSchema,
+  serverUrl,
+  startBenchEngine,
+} from "./_support.ts";
+
+const args = benchArgs();
+const messages = Number(args.get("messages") ?? 5000);
+const prefetch = Number(args.get("prefetch") ?? 64);
+const brokerUrl = Deno.env.get("SUTRA_TEST_RABBITMQ_URL")?.trim() ||
+  "amqp://guest:guest@127.0.0.1:5672";
+const database = serverUrl();
+const lines = benchLines("transports", {
+  messages,
+  prefetch,
+  database: database ? "postgres" : "pglite",
+});
+
+/** Preloads `n` persistent JSON messages on a fresh durable queue. */
+async function preload(
+  channel: Awaited<ReturnType<Awaited<ReturnType<typeof amqp.connect>>["createConfirmChannel"]>>,
+  queue: string,
+  n: number,
+): Promise<void> {
+  await channel.assertQueue(queue, { durable: true });
+  for (let i = 0; i < n; i++) {
+    channel.sendToQueue(queue, Buffer.from(JSON.stringify({ n: i })), {
+      contentType: "application/json",
+      persistent: true,
+      messageId: `m-${i}`,
+    });
+    if (i % 1000 === 999) await channel.waitForConfirms();
+  }
+  await channel.waitForConfirms();
+}
+
+/** The raw client: consume and ack every preloaded message; messages per second. */
+async function rawLoop(queue: string): Promise<number> {
+  const connection = await amqp.connect(brokerUrl);
+  try {
+    const channel = await connection.createChannel();
+    await channel.prefetch(prefetch);
+    let first = 0;
+    let seen = 0;
+    const done = new Promise<number>((resolve) => {
+      channel.consume(queue, (m) => {
+        if (!m) return;
+        if (seen === 0) first = performance.now();
+        channel.ack(m);
+        if (++seen === messages) resolve(performance.now());
+      });
+    });
+    const last = await done;
+    return (messages - 1) / ((last - first) / 1000);
+  } finally {
+    await connection.close();
+  }
+}
+
+/** A package whose on-persist rabbitmq channel starts a process that ends at once. */
+async function statelessPackage(queue: string): Promise<string> {
+  const dir = await Deno.makeTempDir({ prefix: "sutra-bench-transports-" });
+  await Deno.mkdir(join(dir, "bpmn"));
+  await Deno.writeTextFile(
+    join(dir, "package.yaml"),
+    "labels:\n  tenant: default\n  module: transports-bench\n  version: 1.0.0\nengine:\n  minContract: 1\n",
+  );
+  await Deno.writeTextFile(
+    join(dir, "channels.yaml"),
+    `channels:
+  - name: bench-in
+    transport: rabbitmq
+    codec: urn:sutra:codec:json
+    ack-mode: on-persist
+    options:
+      url: env:SUTRA_TEST_RABBITMQ_URL
+      queue: "${queue}"
+      prefetch: ${prefetch}
+`,
+  );
+  await Deno.writeTextFile(
+    join(dir, "bpmn", "stateless.bpmn"),
+    `<?xml version="1.0" encoding="UTF-8"?>
+<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:q="urn:sutra:q:1.0"
+                  id="transports-bench" targetNamespace="urn:bench:transports">
+  <bpmn:process id="stateless" isExecutable="true">
+    <bpmn:startEvent id="In"><bpmn:extensionElements><q:source channel="bench-in"/></bpmn:extensionElements></bpmn:startEvent>
+    <bpmn:sequenceFlow id="f1" sourceRef="In" targetRef="Done"/>
+    <bpmn:endEvent id="Done"/>
+  </bpmn:process>
+</bpmn:definitions>
+`,
+  );
+  return dir;
+}
+
+/** The engine: deploy, then time the preloaded queue from first capture to last completion. */
+async function engineLoop(queue: string): Promise<number> {
+  const schema = freshSchema();
+  const dir = await statelessPackage(queue);
+  const engine = await startBenchEngine({
+    env: {
+      SUTRA_TEST_RABBITMQ_URL: brokerUrl,
+      SUTRA_INSTANCE_RETENTION: "PT0S",
+      ...(database ? { SUTRA_DATASOURCE_URL: database, SUTRA_DATASOURCE_SCHEMA: schema } : {}),
+    },
+    packages: [dir],
+  });
+  // A message leaves two inbox rows once it ran: its capture (then done) and its dedup record.
+  const rows = async () =>
+    (await engine.database.query<{ total: number; pending: number }>(
+      `select count(*)::int as total, (count(*) filter (where state = 'pending'))::int as pending
+         from inbox`,
+    )).rows[0];
+  try {
+    let started = 0;
+    while ((started = (await rows()).total) === 0) await new Promise((r) => setTimeout(r, 5));
+    const first = performance.now();
+    for (;;) {
+      const { total, pending } = await rows();
+      if (total >= 2 * messages && pending === 0) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return (messages - started) / ((performance.now() - first) / 1000);
+  } finally {
+    await engine.stop();
+    await Deno.remove(dir, { recursive: true });
+    if (database) await dropSchema(database, schema);
+  }
+}
+
+const connection = await amqp.connect(brokerUrl);
+const channel = await connection.createConfirmChannel();
+const tag = crypto.randomUUID().slice(0, 8);
+const rawQueue = `sutra-bench-raw-${tag}`;
+const engineQueue = `sutra-bench-engine-${tag}`;
+try {
+  await preload(channel, rawQueue, messages);
+  const raw = await rawLoop(rawQueue);
+  lines.rate("raw amqplib consume+ack", raw);
+  await preload(channel, engineQueue, messages);
+  const engine = await engineLoop(engineQueue);
+  lines.rate("rabbitmq on-persist stateless", engine);
+  lines.record({ scenario: "ratio engine/raw", ratio: Math.round((engine / raw) * 1000) / 1000 });
+} finally {
+  for (const q of [rawQueue, engineQueue, `${engineQueue}.dlq`]) {
+    await channel.deleteQueue(q).catch(() => {});
+  }
+  await connection.close();
+}
