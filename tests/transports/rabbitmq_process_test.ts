@@ -148,7 +148,7 @@ rabbitTest(
           engines.findIndex((e) =>
             e.records.some((r) => String(r.message).startsWith("singleton lease taken"))
           );
-        await until(async () => holderOf() >= 0);
+        await until(() => Promise.resolve(holderOf() >= 0));
         const holder = holderOf();
         assert.equal((await consumersOf(`${q}.orders`)).length, 1);
         await broker.send(`${q}.orders`, { orderId: "before" }, { messageId: "m-before" });

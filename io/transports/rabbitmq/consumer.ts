@@ -94,6 +94,11 @@ export class ChannelConsumer {
 
   /** Starts consuming (again), reconnecting whenever the connection drops. */
   start(): void {
+    // A start that comes while a stop is under way (a lease lost and won back) runs after it.
+    if (this.#stopping) {
+      void this.#stopping.then(() => this.start());
+      return;
+    }
     if (this.#loop) return;
     this.#abort = new AbortController();
     const what = `rabbitmq channel '${this.#o.channel.declaration.name}'`;
@@ -105,8 +110,15 @@ export class ChannelConsumer {
   }
 
   /** Stops consuming, lets the deliveries in flight finish, and closes the connection. */
-  async stop(): Promise<void> {
-    if (!this.#loop) return;
+  stop(): Promise<void> {
+    if (!this.#loop) return this.#stopping ?? Promise.resolve();
+    this.#stopping ??= this.#stop().finally(() => this.#stopping = undefined);
+    return this.#stopping;
+  }
+
+  #stopping: Promise<void> | undefined;
+
+  async #stop(): Promise<void> {
     this.#abort.abort();
     const connection = this.#connection;
     // Stop new deliveries first; the ones in flight still ack on the open channel.
@@ -153,6 +165,8 @@ export class ChannelConsumer {
       await connection.close().catch(() => {});
       throw error;
     }
+    // A stop that came while this session was connecting did not see its connection.
+    if (this.#abort.signal.aborted) await connection.close().catch(() => {});
     await closed;
     this.#cancel = undefined;
     this.#connection = undefined;
