@@ -122,3 +122,39 @@ tier2Test(
       }
     }),
 );
+
+Deno.test("approval-hold refuses a message that breaks its schema with 422, before anything runs", async () => {
+  const engine = await bootEngine();
+  try {
+    await engine.deployments.deploy(await sealDir("examples/approval-hold/package"));
+    const count = async () =>
+      (await engine.database.query<{ n: number }>("select count(*)::int as n from instances"))
+        .rows[0].n;
+
+    // A request without its E2EId starts nothing.
+    const noKey = await post(engine, "/channels/approval-request", {
+      ApprovalRequest: { Amount: "1500.00" },
+    }, KEY);
+    assert.deepEqual([noKey.status, codeOf(noKey)], [422, "SUTRA.INBOUND.VALIDATION_REJECTED"]);
+    assert.match(JSON.stringify(noKey.body.diagnostics), /E2EId/);
+    assert.equal(await count(), 0);
+
+    // A decision outside the schema's enum leaves the parked instance waiting.
+    const parked = await post(engine, "/channels/approval-request", request("E2E-V"), KEY);
+    const id = (parked.body.instances as { instanceId: string }[])[0].instanceId;
+    const before = await snapshotOf(engine, id);
+    const maybe = await post(
+      engine,
+      "/channels/approval-decision",
+      decision("E2E-V", "MAYBE"),
+      KEY,
+    );
+    assert.deepEqual([maybe.status, codeOf(maybe)], [422, "SUTRA.INBOUND.VALIDATION_REJECTED"]);
+    assert.match(JSON.stringify(maybe.body.diagnostics), /\/ApprovalDecision\/Decision/);
+    assert.deepEqual(await snapshotOf(engine, id), before);
+    const approved = await post(engine, "/channels/approval-decision", decision("E2E-V"), KEY);
+    assert.deepEqual(approved.body.instances, [{ instanceId: id, status: "COMPLETED" }]);
+  } finally {
+    await engine.stop();
+  }
+});
