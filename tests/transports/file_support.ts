@@ -27,17 +27,16 @@ export async function fileDirs(): Promise<FileDirs> {
   return { root, inbox, outbox };
 }
 
-/** The fixture package sealed for `dirs` (channels.yaml lines replaced by `channels`, when given). */
-export async function filePackage(dirs: FileDirs, channels?: string): Promise<Uint8Array> {
-  const path = new URL("../fixtures/runtime/file_channel", import.meta.url).pathname;
+/** The fixture package `fixture` (under tests/fixtures/runtime) sealed for `dirs`. */
+export async function filePackage(dirs: FileDirs, fixture = "file_channel"): Promise<Uint8Array> {
+  const path = new URL(`../fixtures/runtime/${fixture}`, import.meta.url).pathname;
   const read = await readPackageDir(path);
   assert.ok(read.files, read.diagnostics.map((d) => d.message).join("\n"));
   const files = new Map<string, Uint8Array>();
   for (const [name, bytes] of read.files) {
     const text = new TextDecoder().decode(bytes).replaceAll("@IN@", dirs.inbox)
       .replaceAll("@OUT@", dirs.outbox);
-    const replaced = name === "channels.yaml" && channels !== undefined ? channels : text;
-    files.set(name, new TextEncoder().encode(replaced));
+    files.set(name, new TextEncoder().encode(text));
   }
   const sealed = await sealPackage(files, { transports });
   assert.ok(sealed.archive, sealed.diagnostics.map((d) => `${d.code} ${d.message}`).join("\n"));
