@@ -160,6 +160,29 @@ amqp10Test(
 );
 
 amqp10Test(
+  "amqp10 on-complete: a message whose instance still runs is released when the engine stops",
+  async (url) => {
+    await withAmqp10(
+      url,
+      "stop",
+      { ackMode: "on-complete" },
+      async ({ engine, broker, client, q }) => {
+        await client.send(
+          `/queue/${q}.orders`,
+          jsonMessage({ orderId: "held", hold: true }, { message_id: "m-held" }),
+        );
+        await until(async () => (await statuses(engine)).length === 1);
+        assert.equal(await broker.ready(`${q}.orders`), 0);
+        await engine.stop();
+        // Committed but not ended: never accepted, so the broker has it again for the next consumer.
+        assert.equal(await broker.ready(`${q}.orders`), 1);
+        assert.equal(await broker.ready(`${q}.dlq`), 0);
+      },
+    );
+  },
+);
+
+amqp10Test(
   "amqp10 reply-to: the q:reply goes to reply-to with the request's correlation id",
   async (url) => {
     await withAmqp10(url, "reply", { ackMode: "on-complete" }, async ({ client, q }) => {

@@ -61,6 +61,8 @@ export class ChannelConsumer {
   readonly #o: ChannelConsumerOptions;
   readonly #budget: RedeliveryBudget;
   #run?: { readonly abort: AbortController; readonly loop: Promise<void> };
+  // The last stop's drain: a start waits for it, so two connections never consume at once.
+  #stopping: Promise<void> = Promise.resolve();
 
   constructor(o: ChannelConsumerOptions) {
     this.#o = o;
@@ -71,20 +73,23 @@ export class ChannelConsumer {
   start(): void {
     if (this.#run) return;
     const abort = new AbortController();
-    const loop = keepConnected((connected) => this.#session(connected, abort.signal), {
-      logger: this.#o.logger,
-      what: `amqp10 channel '${this.#o.channel.declaration.name}'`,
-      signal: abort.signal,
-    });
+    const loop = this.#stopping.then(() =>
+      keepConnected((connected) => this.#session(connected, abort.signal), {
+        logger: this.#o.logger,
+        what: `amqp10 channel '${this.#o.channel.declaration.name}'`,
+        signal: abort.signal,
+      })
+    );
     this.#run = { abort, loop };
   }
 
   /** Stops granting credit, lets the deliveries in hand finish, then closes the connection. */
   async stop(): Promise<void> {
     const run = this.#run;
-    if (!run) return;
+    if (!run) return await this.#stopping;
     this.#run = undefined;
     run.abort.abort();
+    this.#stopping = run.loop;
     await run.loop;
   }
 

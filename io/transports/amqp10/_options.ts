@@ -32,7 +32,7 @@ export interface Amqp10ChannelOptions {
   readonly deadLetterAddress?: string;
   readonly idempotency: IdempotencySource;
   /** Lease time-to-live for `singleton: true`, milliseconds. */
-  readonly singletonTtlMs: number;
+  readonly leaseTtlMs: number;
 }
 
 const KNOWN = [
@@ -42,11 +42,11 @@ const KNOWN = [
   "max-deliveries",
   "dead-letter-address",
   "idempotency-key",
-  "singleton-ttl",
+  "lease-ttl",
 ] as const;
 
 /** Defaults, in one place for the docs. */
-export const DEFAULTS = { prefetch: 10, maxDeliveries: 5, singletonTtlMs: 30_000 } as const;
+export const DEFAULTS = { prefetch: 10, maxDeliveries: 5, leaseTtlMs: 30_000 } as const;
 
 /** The channel's options, or every problem with them. */
 export function readOptions(
@@ -61,7 +61,7 @@ export function readOptions(
   const maxDeliveries = read.integer("max-deliveries", DEFAULTS.maxDeliveries, 1, 1_000);
   const deadLetterAddress = read.string("dead-letter-address");
   const key = read.string("idempotency-key", "message-id")!;
-  const singletonTtlMs = read.duration("singleton-ttl", DEFAULTS.singletonTtlMs);
+  const leaseTtlMs = read.duration("lease-ttl", DEFAULTS.leaseTtlMs);
   if (read.problems.length > 0) return { problems: read.problems };
   const idempotency: IdempotencySource = key === "message-id"
     ? { from: "message-id" }
@@ -74,7 +74,7 @@ export function readOptions(
       prefetch,
       maxDeliveries,
       idempotency,
-      singletonTtlMs,
+      leaseTtlMs,
       ...(address ? { address } : {}),
       ...(deadLetterAddress ? { deadLetterAddress } : {}),
     },

@@ -126,7 +126,7 @@ class Amqp10Instance implements TransportInstance {
     const gate = singletonGate({
       context: this.#context,
       role: `transport/amqp10/${channel.tenant}/${name}`,
-      ttlMs: read.options.singletonTtlMs,
+      ttlMs: read.options.leaseTtlMs,
       logger,
       start: () => consumer.start(),
       stop: () => consumer.stop(),
