@@ -175,3 +175,31 @@ rabbitTest(
     });
   },
 );
+
+rabbitTest(
+  "rabbitmq CloudEvents: a structured event is unwrapped, its attributes become ce-* headers",
+  async (url) => {
+    await withRabbit(url, "cloudevents", {}, async ({ broker, q }) => {
+      const event = {
+        specversion: "1.0",
+        id: "e-1",
+        type: "order",
+        source: "/t",
+        data: { orderId: "ce1" },
+      };
+      await broker.send(`${q}.orders`, event, {
+        messageId: "ce-msg-1",
+        contentType: "application/cloudevents+json",
+      });
+      const [confirmed] = await broker.await(`${q}.confirmed`, 1);
+      assert.equal(JSON.parse(confirmed.body).orderId, "ce1");
+      // A structured event without specversion is poison.
+      await broker.send(`${q}.orders`, { data: {} }, {
+        messageId: "ce-msg-2",
+        contentType: "application/cloudevents+json",
+      });
+      const [dead] = await broker.await(`${q}.orders.dlq`, 1);
+      assert.equal(dead.headers["sutra-diagnostic-code"], "SUTRA.INBOUND.CLOUDEVENT.INVALID");
+    });
+  },
+);
