@@ -5,21 +5,14 @@
  * a no-op — and prints how to call them. `/sutra/health/ready` answers 503
  * until every example is deployed, and "ready" is printed only then, so a
  * script that waits for readiness can call the examples at once. Takes the
- * engine's options (`--port`, `--config`, `--datasource`, `--help`). It
- * stops on Ctrl-C, SIGTERM, or when the process that started it exits.
+ * engine's options (`--port`, `--config`, `--datasource`, `--help`).
  *
  * @module
  */
 import "../main.ts";
 import { transports } from "../engine/core/transport.ts";
 import { readPackageDir, sealPackage } from "../engine/package/mod.ts";
-import {
-  parentGone,
-  ReadinessGate,
-  runEngineProcess,
-  type RunningEngine,
-  stopSignals,
-} from "../engine/runtime/mod.ts";
+import { ReadinessGate, runEngineProcess, type RunningEngine } from "../engine/runtime/mod.ts";
 
 const EXAMPLES = ["approval-hold", "external-worker", "money-transfer", "quote-reply"];
 
@@ -73,8 +66,6 @@ if (import.meta.main) {
     await runEngineProcess({
       args: Deno.args,
       readiness: [examples],
-      // Ctrl-C, SIGTERM, or the wrapper that started us exiting (npx does not pass SIGTERM on).
-      stopSignal: Promise.race([stopSignals(), parentGone()]),
       onStarted: (engine) => {
         deployExamples(engine).then((failed) => {
           examples.settle(

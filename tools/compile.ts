@@ -3,9 +3,9 @@
  * from this tree. For each flavour it writes a composition root linking only
  * the chosen transports (`<out>/roots/engine_<flavour>.ts`) and runs
  * `deno compile` with that flavour's narrowed permission flags (see
- * `flavours.ts`). `deno compile` needs a `denort` runtime; where none can be
- * downloaded, `DENORT_BIN` must name one, and without it the task stops with
- * `SUTRA.BUILD.DENORT_MISSING` after writing the roots.
+ * `flavours.ts`). `deno compile` needs a `denort` runtime, which it downloads
+ * unless `DENORT_BIN` names one; where it can do neither, the task stops with
+ * one `SUTRA.BUILD.DENORT_MISSING` line after writing the roots.
  *
  *     deno task compile [--flavour full|http|file]… [--transports http,file,…]
  *       [--out dist] [--config FILE] [--listen HOST:PORT] [--data-dir DIR]
@@ -241,31 +241,49 @@ export function compileCommands(builds: readonly FlavourBuild[], out: string): s
   ];
 }
 
-/** Where `deno compile` gets its runtime: `DENORT_BIN`, when it names a file. */
-export function denortBinary(env: Readonly<Record<string, string | undefined>>): string {
+/** `DENORT_BIN`, when set, must name a file: `deno compile` builds on it instead of downloading. */
+export function checkDenortBin(env: Readonly<Record<string, string | undefined>>): void {
   const path = env["DENORT_BIN"];
-  const exists = (p: string) => {
-    try {
-      return Deno.statSync(p).isFile;
-    } catch {
-      return false;
-    }
-  };
-  if (path === undefined || path === "") {
-    throw new BuildError(
-      "SUTRA.BUILD.DENORT_MISSING",
-      "deno compile needs a denort runtime and this machine cannot download one: set DENORT_BIN " +
-        `to a denort ${Deno.version.deno} binary (the roots are in the output folder; ` +
-        "`deno task install` installs launchers instead)",
-    );
+  if (path === undefined || path === "") return;
+  let isFile = false;
+  try {
+    isFile = Deno.statSync(path).isFile;
+  } catch {
+    // Reported below.
   }
-  if (!exists(path)) {
+  if (!isFile) {
     throw new BuildError(
       "SUTRA.BUILD.DENORT_MISSING",
       `DENORT_BIN names ${path}, which is not a file`,
     );
   }
-  return path;
+}
+
+/** `deno compile`'s own report when it could not get its runtime. */
+const DENORT_FAILURE = /Setting up base binary|denort/i;
+
+/** Runs one `deno compile`; its runtime missing is one line, any other failure its own report. */
+async function compileOne(args: readonly string[]): Promise<void> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: [...args],
+    stdout: "inherit",
+    stderr: "piped",
+  }).output();
+  if (output.success) return;
+  const report = new TextDecoder().decode(output.stderr);
+  if (DENORT_FAILURE.test(report) && !Deno.env.get("DENORT_BIN")) {
+    throw new BuildError(
+      "SUTRA.BUILD.DENORT_MISSING",
+      `deno compile needs a denort ${Deno.version.deno} runtime and could not download one: ` +
+        "set DENORT_BIN to a denort binary of that version (the roots are written; " +
+        "`deno task install` installs launchers instead)",
+    );
+  }
+  await Deno.stderr.write(output.stderr);
+  throw new BuildError(
+    "SUTRA.BUILD.COMPILE_FAILED",
+    `deno compile for ${args.at(-2)} exited with ${output.code}`,
+  );
 }
 
 async function main(args: readonly string[]): Promise<number> {
@@ -278,15 +296,9 @@ async function main(args: readonly string[]): Promise<number> {
       );
     }
     if (request.rootsOnly) return 0;
-    denortBinary(Deno.env.toObject());
+    checkDenortBin(Deno.env.toObject());
     for (const args of compileCommands(builds, request.out)) {
-      const status = await new Deno.Command(Deno.execPath(), { args }).spawn().status;
-      if (!status.success) {
-        throw new BuildError(
-          "SUTRA.BUILD.COMPILE_FAILED",
-          `deno compile for ${args.at(-2)} exited with ${status.code}`,
-        );
-      }
+      await compileOne(args);
       console.error(`built ${args.at(-2)}`);
     }
     return 0;

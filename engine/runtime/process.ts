@@ -212,7 +212,7 @@ function bootFailed(error: unknown, logger: Logger): number {
 }
 
 /** Resolves with the first SIGINT or SIGTERM the process receives. */
-export function stopSignals(): Promise<Deno.Signal> {
+function stopSignals(): Promise<Deno.Signal> {
   return new Promise((resolve) => {
     const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
     const handlers = signals.map((signal) => {
@@ -223,25 +223,5 @@ export function stopSignals(): Promise<Deno.Signal> {
       Deno.addSignalListener(signal, handler);
       return handler;
     });
-  });
-}
-
-/**
- * Resolves once the process that started this one has exited (this process
- * was re-parented). For foreground development commands run through
- * wrappers that do not pass a SIGTERM on (`npx`, which runs its command
- * under `sh -c`): the engine stops with its wrapper instead of lingering.
- * Not for servers started in the background on purpose (`nohup … &`).
- */
-export function parentGone(pollMs = 500): Promise<"parent-gone"> {
-  const parent = Deno.ppid;
-  return new Promise((resolve) => {
-    const timer = setInterval(() => {
-      if (Deno.ppid === parent) return;
-      clearInterval(timer);
-      resolve("parent-gone");
-    }, pollMs);
-    // Never what keeps the process alive.
-    Deno.unrefTimer(timer);
   });
 }

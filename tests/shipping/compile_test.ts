@@ -1,0 +1,71 @@
+import assert from "node:assert/strict";
+import { ROOT, spawn, withTempDir } from "./_spawn.ts";
+
+/** `deno task compile …` as a user runs it. */
+function compile(args: readonly string[], env: Record<string, string> = {}) {
+  return spawn(
+    Deno.execPath(),
+    ["task", "-q", "--config", `${ROOT}deno.json`, "compile", ...args],
+    {
+      env,
+    },
+  ).exited;
+}
+
+Deno.test("deno task compile: an unknown flavour or option exits 2 with one line", async () => {
+  const flavour = await compile(["--flavour", "tiny"]);
+  assert.equal(flavour.code, 2);
+  assert.equal(
+    flavour.output.trim(),
+    "ERROR SUTRA.BUILD.FLAVOUR_UNKNOWN: no flavour 'tiny' (known: full, http, file)",
+  );
+  const transport = await compile(["--transports", "http,carrier-pigeon", "--roots-only"]);
+  assert.equal(transport.code, 2);
+  assert.match(transport.output, /SUTRA\.BUILD\.TRANSPORT_UNKNOWN: .*'carrier-pigeon'/);
+  const option = await compile(["--falvour", "file"]);
+  assert.equal(option.code, 2);
+  assert.match(option.output, /^ERROR SUTRA\.BUILD\.USAGE: Unknown option '--falvour'/);
+});
+
+Deno.test("deno task compile: DENORT_BIN naming no file is one line, exit 1", async () => {
+  await withTempDir(async (dir) => {
+    const run = await compile([
+      "--flavour",
+      "file",
+      "--out",
+      `${ROOT}dist/test-${crypto.randomUUID()}`,
+    ], {
+      DENORT_BIN: `${dir}/denort`,
+    });
+    assert.equal(run.code, 1, run.output);
+    assert.match(
+      run.output,
+      new RegExp(
+        `ERROR SUTRA.BUILD.DENORT_MISSING: DENORT_BIN names ${dir}/denort, which is not a file$`,
+      ),
+    );
+  });
+});
+
+Deno.test({
+  name: "deno task compile: without DENORT_BIN and no download, one line saying so, exit 1",
+  ignore: Deno.env.get("DENORT_BIN") !== undefined,
+  async fn() {
+    const out = `${ROOT}dist/test-${crypto.randomUUID()}`;
+    try {
+      const run = await compile(["--flavour", "file", "--out", out]);
+      if (run.code === 0) return; // This machine could download denort: nothing to explain.
+      assert.equal(run.code, 1, run.output);
+      const last = run.output.trim().split("\n").at(-1)!;
+      assert.match(
+        last,
+        /^ERROR SUTRA\.BUILD\.DENORT_MISSING: deno compile needs a denort .* set DENORT_BIN/,
+      );
+      assert.doesNotMatch(run.output, /^\s+at /m);
+      // The roots are written all the same.
+      assert.ok((await Deno.stat(`${out}/roots/engine_file.ts`)).isFile);
+    } finally {
+      await Deno.remove(out, { recursive: true }).catch(() => {});
+    }
+  },
+});
