@@ -6,4 +6,7 @@
  */
 
 /** Code → one-line meaning; keep sorted. */
-export const STORE_LOCK_CODES = {} as const;
+export const STORE_LOCK_CODES = {
+  "SUTRA.RUNTIME.DATASTORE.CONTENDED":
+    "A data store aborted the step's transaction for contention (deadlock, serialization failure, lock wait timeout) on every attempt; nothing was written.",
+} as const;

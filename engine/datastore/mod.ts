@@ -7,7 +7,7 @@
  * @module
  */
 export { DataStoreSet, declarationOf, openDataStores } from "./stores.ts";
-export { StepStores } from "./step_stores.ts";
+export { StepStores, type StepStoresOptions, type StoreIo } from "./step_stores.ts";
 export {
   projectionRefusals,
   type ProjectionSource,
@@ -26,3 +26,11 @@ export {
   type StructureField,
   structureFieldsOf,
 } from "./columns.ts";
+export {
+  DEFAULT_STORE_RETRY,
+  isTransientStoreError,
+  retryDelayMs,
+  type StoreRetryPolicy,
+  type TransientReason,
+  TransientStoreError,
+} from "./transient.ts";

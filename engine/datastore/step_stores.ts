@@ -4,6 +4,11 @@
  * store-write effects run in one unit of work, which the runtime commits
  * with the step or rolls back when the step is abandoned.
  *
+ * Every operation reaches its database through the `io` the runtime gives
+ * (so a wait on a row lock need not hold anything else up), and a read or
+ * write the database aborted for contention is remembered: the step's
+ * result then cannot stand, and the runtime runs the step again.
+ *
  * @module
  */
 import { putField, type StoreOperations, UnitOfWork } from "../core/datastore.ts";
@@ -11,29 +16,59 @@ import type { StoreWriteEffect } from "../executor/effects.ts";
 import type { StorePort, StoreReadRequest, StoreRecord } from "../executor/ports.ts";
 import type { DataStoreSet } from "./stores.ts";
 import { storeKeyFits } from "./key_limits.ts";
+import { isTransientStoreError, type TransientStoreError } from "./transient.ts";
+
+/** Runs one store operation on the step's behalf; see {@link StepStoresOptions.io}. */
+export type StoreIo = <T>(operation: () => Promise<T>) => Promise<T>;
+
+/** Options for {@link StepStores}. */
+export interface StepStoresOptions {
+  /**
+   * Wraps every operation that reaches a database (reads, writes, commit,
+   * rollback); the runtime uses it to let the step's lane go while the
+   * operation waits. Operations run directly when absent.
+   */
+  readonly io?: StoreIo;
+}
 
 /** A {@link StorePort} whose reads and writes share one unit of work. */
 export class StepStores implements StorePort {
   readonly #stores: Promise<DataStoreSet>;
   readonly #work = new UnitOfWork();
+  readonly #io: StoreIo;
   #ended = false;
+  #transient: TransientStoreError | undefined;
 
   /**
    * @param stores the deployment's open stores, or the promise of them (a
    * rejected one fails every read and write of the step with its reason)
+   * @param options how operations reach the databases
    */
-  constructor(stores: DataStoreSet | Promise<DataStoreSet>) {
+  constructor(stores: DataStoreSet | Promise<DataStoreSet>, options: StepStoresOptions = {}) {
+    this.#io = options.io ?? ((operation) => operation());
     this.#stores = Promise.resolve(stores);
     // Observed here so a step that never touches a store leaves no unhandled rejection.
     this.#stores.catch(() => {});
+  }
+
+  /**
+   * The first read or write of this step the database aborted for
+   * contention (a deadlock, a serialization failure, a lock wait timeout).
+   * Once set, the step's transaction is gone and nothing in it was written:
+   * the step must be run again rather than committed.
+   */
+  get transient(): TransientStoreError | undefined {
+    return this.#transient;
   }
 
   /** Reads a key; a `forUpdate` lock is held until {@link commit} or {@link rollback}. */
   async read(request: StoreReadRequest): Promise<StoreRecord | undefined> {
     // A key no store can hold was never written: nothing to find (or lock).
     if (!storeKeyFits(request.key)) return undefined;
-    const ops = await this.#operations(request.store);
-    const record = await ops.get(request.key, { forUpdate: request.forUpdate });
+    // Opening the stores (on a deployment's first step) is database work too.
+    const record = await this.#run(async () =>
+      (await this.#operations(request.store)).get(request.key, { forUpdate: request.forUpdate })
+    );
     if (record === undefined) return undefined;
     const dataClass = (await this.#stores).dataClassOf(request.store);
     return {
@@ -53,7 +88,11 @@ export class StepStores implements StorePort {
    * stored map; a write carrying `expectRev` fails with
    * `SUTRA.RUNTIME.DATASTORE.CONFLICT` when the revision moved.
    */
-  async apply(writes: readonly StoreWriteEffect[]): Promise<void> {
+  apply(writes: readonly StoreWriteEffect[]): Promise<void> {
+    return this.#run(() => this.#applyAll(writes));
+  }
+
+  async #applyAll(writes: readonly StoreWriteEffect[]): Promise<void> {
     for (const w of writes) {
       const ops = await this.#operations(w.store);
       if (w.field === undefined) {
@@ -67,7 +106,7 @@ export class StepStores implements StorePort {
   /** Commits every store the step touched and releases its locks. */
   commit(): Promise<void> {
     this.#ended = true;
-    return this.#work.commit();
+    return this.#io(() => this.#work.commit());
   }
 
   /**
@@ -78,7 +117,17 @@ export class StepStores implements StorePort {
   async rollback(): Promise<void> {
     if (this.#ended) return;
     this.#ended = true;
-    await this.#work.rollback();
+    await this.#io(() => this.#work.rollback());
+  }
+
+  /** Runs a read or write through `io`, remembering a contention abort. */
+  async #run<T>(operation: () => Promise<T>): Promise<T> {
+    try {
+      return await this.#io(operation);
+    } catch (error) {
+      if (isTransientStoreError(error)) this.#transient ??= error;
+      throw error;
+    }
   }
 
   async #operations(name: string): Promise<StoreOperations> {

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { TransientReason } from "../../engine/datastore/mod.ts";
 import type { SqlClient, SqlDialect, SqlResult, SqlTransaction } from "./_sql.ts";
 
 /** SQL for SQL Server 2016 and later. */
@@ -42,7 +43,20 @@ INSERT INTO ${q(t)} (store_name, store_key, value, rev, updated_at) OUTPUT inser
   delete: (t, guarded) =>
     `DELETE FROM ${q(t)} WHERE store_name = @p1 AND store_key = @p2` +
     (guarded ? " AND rev = @p3" : ""),
+  transient: (error) => MSSQL_TRANSIENT.get(errorNumberOf(error)),
 };
+
+// 1205: chosen as the deadlock victim; 1222: lock request timeout (LOCK_TIMEOUT).
+const MSSQL_TRANSIENT: ReadonlyMap<unknown, TransientReason> = new Map([
+  [1205, "deadlock"],
+  [1222, "lock wait timeout"],
+]);
+
+// The server's error number: on the driver's error, or on the tedious error it wraps.
+function errorNumberOf(error: unknown): unknown {
+  const e = error as { number?: unknown; originalError?: { info?: { number?: unknown } } } | null;
+  return e?.number ?? e?.originalError?.info?.number;
+}
 
 function q(identifier: string): string {
   return `[${identifier}]`;

@@ -5,6 +5,7 @@
  * @module
  */
 import mysql from "mysql2/promise";
+import type { TransientReason } from "../../engine/datastore/mod.ts";
 import type { SqlClient, SqlDialect, SqlResult, SqlTransaction } from "./_sql.ts";
 
 /** SQL for MySQL 8 and MariaDB 10.6+. */
@@ -35,7 +36,15 @@ ON DUPLICATE KEY UPDATE value = VALUES(value), rev = rev + 1, updated_at = CURRE
     `WHERE store_name = ? AND store_key = ? AND rev = ?`,
   delete: (t, guarded) =>
     `DELETE FROM ${q(t)} WHERE store_name = ? AND store_key = ?` + (guarded ? " AND rev = ?" : ""),
+  transient: (error) => MYSQL_TRANSIENT.get((error as { errno?: unknown } | null)?.errno),
 };
+
+// ER_LOCK_DEADLOCK (InnoDB rolled the transaction back) and
+// ER_LOCK_WAIT_TIMEOUT (innodb_lock_wait_timeout passed).
+const MYSQL_TRANSIENT: ReadonlyMap<unknown, TransientReason> = new Map([
+  [1213, "deadlock"],
+  [1205, "lock wait timeout"],
+]);
 
 function q(identifier: string): string {
   return `\`${identifier}\``;

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import type { Database, Transaction } from "../../engine/persistence/mod.ts";
+import { type Database, SqlError, type Transaction } from "../../engine/persistence/mod.ts";
+import type { TransientReason } from "../../engine/datastore/mod.ts";
 import type { SqlClient, SqlDialect, SqlResult, SqlTransaction } from "./_sql.ts";
 
 /** SQL for PostgreSQL and PGlite. */
@@ -36,7 +37,16 @@ RETURNING rev`,
   delete: (t, guarded) =>
     `DELETE FROM ${q(t)} WHERE store_name = $1 AND store_key = $2` +
     (guarded ? " AND rev = $3" : ""),
+  transient: (error) => error instanceof SqlError ? POSTGRES_TRANSIENT.get(error.code) : undefined,
 };
+
+// SQLSTATEs of a transaction aborted for contention: deadlock_detected,
+// serialization_failure, lock_not_available (lock_timeout or NOWAIT).
+const POSTGRES_TRANSIENT: ReadonlyMap<string, TransientReason> = new Map([
+  ["40P01", "deadlock"],
+  ["40001", "serialization failure"],
+  ["55P03", "lock wait timeout"],
+]);
 
 function q(identifier: string): string {
   return `"${identifier}"`;

@@ -30,7 +30,12 @@ import {
 } from "../../engine/core/datastore.ts";
 import { diagnostic, DiagnosticError } from "../../engine/core/diagnostic.ts";
 import { XSD_INTEGER_TYPES } from "../../engine/datastore/mod.ts";
-import { RevisionedTransaction, type SqlClient, type SqlTransaction } from "./_sql.ts";
+import {
+  contentionAware,
+  RevisionedTransaction,
+  type SqlClient,
+  type SqlTransaction,
+} from "./_sql.ts";
 
 /** The control columns every projected table carries. */
 const CONTROL = ["store_key", "rev", "updated_at"] as const;
@@ -204,7 +209,8 @@ export class ProjectedStoreConnection implements DataStoreConnection {
   /** Starts a transaction, once the live table has been found to serve the projection. */
   async begin(): Promise<DataStoreTransaction> {
     const live = await this.#verified();
-    return new ProjectedTransaction(await this.#client.begin(), {
+    const tx = contentionAware(await this.#client.begin(), this.#client, this.store);
+    return new ProjectedTransaction(tx, {
       store: this.store,
       projection: this.#projection,
       sql: this.#sql,

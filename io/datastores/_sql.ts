@@ -15,6 +15,7 @@ import {
 } from "../../engine/core/datastore.ts";
 import { diagnostic, DiagnosticError } from "../../engine/core/diagnostic.ts";
 import { errorMessage } from "../../engine/core/errors.ts";
+import { type TransientReason, TransientStoreError } from "../../engine/datastore/mod.ts";
 
 /** Rows and affected-row count of one statement. */
 export interface SqlResult {
@@ -43,6 +44,12 @@ export interface SqlDialect {
   update(table: string): string;
   /** Params `[store, key]` (plus `expectRev` when `guarded`). */
   delete(table: string, guarded: boolean): string;
+  /**
+   * Why the driver's `error` aborted the transaction for contention with
+   * other transactions (so running it again may succeed), or undefined when
+   * it is any other failure.
+   */
+  transient(error: unknown): TransientReason | undefined;
 }
 
 /** A driver's connection pool, as the generic store needs it. */
@@ -90,11 +97,14 @@ export class SqlStoreConnection implements DataStoreConnection {
 
   /** Starts a transaction on a pooled connection. */
   async begin(): Promise<DataStoreTransaction> {
-    return new SqlStoreTransaction(await this.#client.begin(), {
-      dialect: this.#client.dialect,
-      store: this.store,
-      table: this.#table,
-    });
+    return new SqlStoreTransaction(
+      contentionAware(await this.#client.begin(), this.#client, this.store),
+      {
+        dialect: this.#client.dialect,
+        store: this.store,
+        table: this.#table,
+      },
+    );
   }
 
   /** Closes the pool once. */
@@ -103,6 +113,30 @@ export class SqlStoreConnection implements DataStoreConnection {
     this.#closed = true;
     await this.#client.close();
   }
+}
+
+/**
+ * `tx`, with every statement and the commit that the database aborted for
+ * contention rethrown as a {@link TransientStoreError} of `store`.
+ */
+export function contentionAware(
+  tx: SqlTransaction,
+  client: Pick<SqlClient, "dialect">,
+  store: string,
+): SqlTransaction {
+  const classified = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (error) {
+      const reason = client.dialect.transient(error);
+      throw reason === undefined ? error : new TransientStoreError(store, { reason, cause: error });
+    }
+  };
+  return {
+    query: (sql, params) => classified(() => tx.query(sql, params)),
+    commit: () => classified(() => tx.commit()),
+    rollback: () => tx.rollback(),
+  };
 }
 
 /** One statement with its parameters. */

@@ -3,6 +3,7 @@ import { mssqlConfig, mssqlDialect, splitBatches } from "./_mssql.ts";
 import { mysqlDialect } from "./_mysql.ts";
 import { postgresDialect } from "./_postgres.ts";
 import type { SqlDialect } from "./_sql.ts";
+import { SqlError } from "../../engine/persistence/mod.ts";
 
 // How many parameters a statement binds, in the dialect's placeholder style.
 function placeholders(dialect: SqlDialect, sql: string): number {
@@ -90,4 +91,28 @@ Deno.test("sqlserver: the URL and credential references become the driver config
       options: { encrypt: false, trustServerCertificate: true },
     },
   );
+});
+
+Deno.test("each dialect names the errors that abort a transaction for contention", () => {
+  const sql = (code: string) => new SqlError(`sqlstate ${code}`, { code });
+  assert.equal(postgresDialect.transient(sql("40P01")), "deadlock");
+  assert.equal(postgresDialect.transient(sql("40001")), "serialization failure");
+  assert.equal(postgresDialect.transient(sql("55P03")), "lock wait timeout");
+  assert.equal(postgresDialect.transient(sql("23505")), undefined);
+  assert.equal(postgresDialect.transient(new Error("deadlock detected")), undefined);
+  assert.equal(mysqlDialect.transient(Object.assign(new Error("x"), { errno: 1213 })), "deadlock");
+  assert.equal(
+    mysqlDialect.transient(Object.assign(new Error("x"), { errno: 1205 })),
+    "lock wait timeout",
+  );
+  assert.equal(mysqlDialect.transient(Object.assign(new Error("x"), { errno: 1062 })), undefined);
+  assert.equal(mssqlDialect.transient(Object.assign(new Error("x"), { number: 1205 })), "deadlock");
+  assert.equal(
+    mssqlDialect.transient(
+      Object.assign(new Error("x"), { originalError: { info: { number: 1222 } } }),
+    ),
+    "lock wait timeout",
+  );
+  assert.equal(mssqlDialect.transient(Object.assign(new Error("x"), { number: 2627 })), undefined);
+  assert.equal(mssqlDialect.transient(null), undefined);
 });

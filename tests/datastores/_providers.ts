@@ -88,8 +88,14 @@ const noticed = new Set<string>();
  * server target is ignored with a notice, or fails under
  * `SUTRA_TEST_REQUIRE_SERVICES=1`.
  */
-export function eachProvider(name: string, fn: (kit: StoreKit) => Promise<void>): void {
+export function eachProvider(
+  name: string,
+  fn: (kit: StoreKit) => Promise<void>,
+  options: { readonly serversOnly?: boolean } = {},
+): void {
   for (const target of targets()) {
+    // Embedded PGlite has one connection: two transactions never overlap there.
+    if (options.serversOnly && target.label === "pglite") continue;
     const title = `${name} [${target.label}]`;
     if (!target.url) {
       if (!servicesRequired()) {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { DATASTORE_CONFLICT, type DataStoreDeclaration } from "../../engine/core/datastore.ts";
 import { defaultResolveContext } from "../../engine/core/secrets.ts";
 import { DiagnosticError } from "../../engine/core/diagnostic.ts";
-import { openDataStores, StepStores } from "../../engine/datastore/mod.ts";
+import { openDataStores, StepStores, TransientStoreError } from "../../engine/datastore/mod.ts";
 import { eachProvider } from "./_providers.ts";
 
 function codes(error: unknown): string[] {
@@ -183,3 +183,37 @@ Deno.test("a failing migration is reported and the connection closed", async () 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+eachProvider(
+  "two steps deadlocking: the database's victim remembers a contention abort",
+  async (kit) => {
+    const stores = await openDataStores([
+      { name: "accounts", type: "sql", settings: { "url-ref": kit.url, "kv-table": kit.table } },
+    ], options);
+    try {
+      await stores.get("accounts")!.put("A", 1);
+      await stores.get("accounts")!.put("B", 1);
+      const one = new StepStores(stores);
+      const two = new StepStores(stores);
+      const lock = (step: StepStores, key: string) =>
+        step.read({ store: "accounts", key, forUpdate: true });
+      await lock(one, "A");
+      await lock(two, "B");
+      // Each now waits for the other's row: the database aborts one of them.
+      const results = await Promise.allSettled([lock(one, "B"), lock(two, "A")]);
+      const victims = [one, two].filter((_, i) => results[i].status === "rejected");
+      assert.equal(victims.length, 1, JSON.stringify(results));
+      const abort = (results.find((r) => r.status === "rejected") as PromiseRejectedResult).reason;
+      assert.ok(abort instanceof TransientStoreError, String(abort));
+      assert.equal(abort.reason, "deadlock");
+      assert.equal(abort.store, "accounts");
+      assert.equal(victims[0].transient, abort);
+      assert.equal((victims[0] === one ? two : one).transient, undefined);
+      await one.rollback();
+      await two.rollback();
+    } finally {
+      await stores.close();
+    }
+  },
+  { serversOnly: true },
+);

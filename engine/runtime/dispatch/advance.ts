@@ -8,12 +8,25 @@
  *   released on every exit that does not commit.
  *
  * Both give the step its data stores and release them on every way out.
+ * When a store's database aborts the step's transaction for contention (a
+ * deadlock, a serialization failure, a lock wait timeout) nothing was
+ * written anywhere, so the step runs again on fresh store transactions —
+ * a few times, with a jittered backoff spent off the lane, the instance's
+ * claim held throughout — and only then is refused with
+ * `SUTRA.RUNTIME.DATASTORE.CONTENDED`.
  *
  * @module
  */
 import type { ExecutionPlan } from "../../bpmn/mod.ts";
 import type { Clock } from "../../core/clock.ts";
-import type { Diagnostic } from "../../core/diagnostic.ts";
+import { type Diagnostic, diagnostic } from "../../core/diagnostic.ts";
+import {
+  DEFAULT_STORE_RETRY,
+  isTransientStoreError,
+  retryDelayMs,
+  type StoreRetryPolicy,
+  type TransientStoreError,
+} from "../../datastore/mod.ts";
 import {
   decodeSnapshot,
   type InstanceState,
@@ -29,13 +42,17 @@ import {
   commitResult,
   type CommitTarget,
 } from "./commit.ts";
-import { type DeploymentStores, stepPorts } from "./ports.ts";
+import { type DeploymentStores, type StepPorts, stepPorts } from "./ports.ts";
+import { offLane } from "./lanes.ts";
+import { errorMessage } from "../../core/errors.ts";
 
 /** What running a step needs. */
 export interface StepContext extends CommitOptions {
   readonly clock: Clock;
   /** The deployments' data stores; without them a step can neither read nor write a store. */
   readonly stores?: DeploymentStores;
+  /** How a step whose store transaction was aborted for contention runs again (default {@link DEFAULT_STORE_RETRY}). */
+  readonly storeRetry?: StoreRetryPolicy;
 }
 
 /** What a step of a new instance commits with, beyond the instance itself. */
@@ -55,20 +72,20 @@ export async function startInstance(
   input: StartInput & { readonly process: string },
   commit: StartCommit,
 ): Promise<Started> {
-  const { ports, stores, release } = stepPorts(commit.deployment, o.clock, o.stores);
-  try {
+  const ran = await withStoreRetries(o, commit.deployment, async ({ ports, stores }) => {
     const r = await step(plan, undefined, input, ports);
-    if (r.refusal) return { kind: "refused-step", refusal: r.refusal };
+    abortIfContended(stores);
+    if (r.refusal) return { kind: "refused-step", refusal: r.refusal } as const;
     const outcome = await commitResult(o, {
       ...commit,
       plan,
       processId: input.process,
       stores,
     }, r);
-    return { kind: "committed", outcome };
-  } finally {
-    await release();
-  }
+    return { kind: "committed", outcome } as const;
+  });
+  if ("aborted" in ran) return { kind: "committed", outcome: contended(commit.instanceId, ran) };
+  return ran;
 }
 
 /** A claimed instance, rehydrated. */
@@ -136,10 +153,11 @@ export async function advanceInstance(
     const loaded = { deployment, plan, processId: claimed.processId, state: decoded.state };
     const input = await choose(loaded);
     if ("leave" in input) return { kind: "left", reason: input.leave };
-    const { ports, stores, release } = stepPorts(deployment, o.clock, o.stores);
-    try {
+    const ran = await withStoreRetries(o, deployment, async ({ ports, stores }) => {
+      // The executor steps a copy of the state, so every run starts from the same one.
       const r = await step(plan, decoded.state, input, ports);
-      if (r.refusal) return { kind: "refused-step", refusal: r.refusal };
+      abortIfContended(stores);
+      if (r.refusal) return { kind: "refused-step", refusal: r.refusal } as const;
       const outcome = await commitResult(o, {
         ...commit,
         tenant: key.tenant,
@@ -151,11 +169,83 @@ export async function advanceInstance(
         stores,
       }, r);
       committed = outcome.kind === "settled";
-      return { kind: "committed", outcome, state: r.state };
-    } finally {
-      await release();
+      return { kind: "committed", outcome, state: r.state } as const;
+    });
+    if ("aborted" in ran) {
+      return {
+        kind: "committed",
+        outcome: contended(key.instanceId, ran),
+        state: decoded.state,
+      };
     }
+    return ran;
   } finally {
     if (!committed) await releaseClaim(o.db, key);
   }
+}
+
+/** Every run aborted by a store: the last abort, and how many runs there were. */
+interface Contended {
+  readonly aborted: TransientStoreError;
+  readonly attempts: number;
+}
+
+/**
+ * Runs `run` with fresh ports (and fresh store transactions) until no
+ * store aborts it for contention, at most `storeRetry.attempts` times,
+ * releasing each run's store work on the way out. An aborted run is one
+ * that threw a {@link TransientStoreError} before anything was committed
+ * (see {@link abortIfContended}; the commit rethrows one met while
+ * applying the store writes).
+ */
+async function withStoreRetries<T>(
+  o: StepContext,
+  deployment: ActiveDeployment,
+  run: (ports: StepPorts) => Promise<T>,
+): Promise<T | Contended> {
+  const policy = o.storeRetry ?? DEFAULT_STORE_RETRY;
+  for (let attempt = 1;; attempt++) {
+    const ports = stepPorts(deployment, o.clock, o.stores);
+    try {
+      return await run(ports);
+    } catch (error) {
+      if (!isTransientStoreError(error)) throw error;
+      if (attempt >= policy.attempts) return { aborted: error, attempts: attempt };
+    } finally {
+      await ports.release();
+    }
+    // Waiting is not running: the lane serves other instances meanwhile.
+    await offLane(() => delay(retryDelayMs(policy, attempt)));
+  }
+}
+
+/** Ends the run when a store aborted one of the step's reads: its result cannot stand. */
+function abortIfContended(stores: StepPorts["stores"]): void {
+  if (stores?.transient) throw stores.transient;
+}
+
+/** The refusal of a step every run of which a store aborted: nothing was written. */
+function contended(instanceId: string, c: Contended): CommitOutcome {
+  return {
+    kind: "refused",
+    refusal: "retry",
+    diagnostics: [diagnostic(
+      "SUTRA.RUNTIME.DATASTORE.CONTENDED",
+      `instance ${instanceId}: nothing was written: data store '${c.aborted.store}' aborted ` +
+        `the step's transaction on each of ${c.attempts} attempt(s), the last time for a ` +
+        `${c.aborted.reason}: ${errorMessage(c.aborted.cause)}`,
+      {
+        attributes: {
+          instanceId,
+          store: c.aborted.store,
+          reason: c.aborted.reason,
+          attempts: c.attempts,
+        },
+      },
+    )],
+  };
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

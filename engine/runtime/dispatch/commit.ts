@@ -7,18 +7,21 @@
  * A step that touched data stores has a second transaction per store, open
  * since its first read (holding any `forUpdate` row locks). The order is:
  * apply the step's store writes inside those transactions (a conflict or a
- * refused value stops here, with nothing written anywhere); commit the
- * engine transaction (an alias clash, a full channel or a lost claim rolls
- * the store writes back); then commit the stores. Only a failure of that
- * last commit leaves the two sides apart, and it is reported loudly as
- * `SUTRA.RUNTIME.DATASTORE.COMMIT_FAILED` rather than answered as success.
+ * refused value stops here, with nothing written anywhere; a store that
+ * aborts the transaction for contention throws its `TransientStoreError`
+ * to the caller, which runs the step again); commit the engine transaction
+ * (an alias clash, a full channel or a lost claim rolls the store writes
+ * back); then commit the stores. Only a failure of that last commit leaves
+ * the two sides apart, and it is reported loudly as
+ * `SUTRA.RUNTIME.DATASTORE.COMMIT_FAILED` rather than answered as success
+ * — saying whether the step had store writes that are now missing.
  *
  * @module
  */
 import type { ExecutionPlan } from "../../bpmn/mod.ts";
 import { type Diagnostic, diagnostic, DiagnosticError } from "../../core/diagnostic.ts";
 import { isConflict } from "../../core/datastore.ts";
-import type { StepStores } from "../../datastore/mod.ts";
+import { isTransientStoreError, type StepStores } from "../../datastore/mod.ts";
 import type { DeliveryOutcome } from "../../core/transport.ts";
 import { encodeSnapshotText, type StepResult } from "../../executor/mod.ts";
 import type { Database, Transaction } from "../../persistence/mod.ts";
@@ -191,7 +194,7 @@ async function commitAndAnswer(
   }
   o.acks?.ended(t.tenant, t.instanceId, state.status);
   aliasPredictionsOf(o.db).committed(t.tenant, t.instanceId, effects);
-  const unfinished = await commitStores(t);
+  const unfinished = await commitStores(t, r.effects.storeWrites.length);
   if (unfinished) return { kind: "refused", refusal: "failed", diagnostics: [unfinished] };
   const reply = replyOf(effects, { ...t, clock: o.clock });
   return {
@@ -204,7 +207,8 @@ async function commitAndAnswer(
 /**
  * Applies the step's store writes inside the step's store transactions;
  * answers the diagnostic that refuses the step when they cannot all be
- * applied (the caller's release then rolls back what was).
+ * applied (the caller's release then rolls back what was). A contention
+ * abort is thrown instead: the caller runs the step again.
  */
 async function applyStoreWrites(t: CommitTarget, r: StepResult): Promise<Diagnostic | undefined> {
   const writes = r.effects.storeWrites;
@@ -224,6 +228,7 @@ async function applyStoreWrites(t: CommitTarget, r: StepResult): Promise<Diagnos
     return undefined;
   } catch (error) {
     if (isConflict(error)) return (error as DiagnosticError).diagnostics[0];
+    if (isTransientStoreError(error)) throw error;
     return diagnostic(
       "SUTRA.RUNTIME.DATASTORE.WRITE_FAILED",
       `instance ${t.instanceId}: writing data store '${writes[0].store}' failed, nothing was ` +
@@ -233,18 +238,25 @@ async function applyStoreWrites(t: CommitTarget, r: StepResult): Promise<Diagnos
   }
 }
 
-/** Commits the step's store transactions after the engine's; a failure here is reported, never hidden. */
-async function commitStores(t: CommitTarget): Promise<Diagnostic | undefined> {
+/**
+ * Commits the step's store transactions after the engine's; a failure here
+ * is reported, never hidden, and says what it cost: the step's `writes`
+ * store writes, or (with none) nothing but the end of its reads.
+ */
+async function commitStores(t: CommitTarget, writes: number): Promise<Diagnostic | undefined> {
   if (!t.stores) return undefined;
   try {
     await t.stores.commit();
     return undefined;
   } catch (error) {
+    const what = writes > 0
+      ? `the step was committed but its ${writes} data-store write(s) were not`
+      : "the step was committed; it wrote nothing to its data stores, so nothing there is " +
+        "missing, but ending their transaction failed";
     return diagnostic(
       "SUTRA.RUNTIME.DATASTORE.COMMIT_FAILED",
-      `instance ${t.instanceId}: the step was committed but its data-store writes were not: ` +
-        reasonOf(error),
-      { attributes: { instanceId: t.instanceId } },
+      `instance ${t.instanceId}: ${what}: ${reasonOf(error)}`,
+      { attributes: { instanceId: t.instanceId, engineCommitted: true, storeWrites: writes } },
     );
   }
 }

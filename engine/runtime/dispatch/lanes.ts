@@ -1,40 +1,97 @@
 /**
- * Execution lanes: a fixed number of serial queues inside one replica. Work
- * for an instance always lands on the lane its id hashes to, so two steps of
- * one instance never interleave inside a process; the claim on the instance
- * row keeps replicas (and any mis-routed work) apart.
+ * Execution lanes: a fixed number of queues inside one replica. Work for an
+ * instance always lands on the lane its id hashes to; a lane runs one item
+ * at a time, and the items of one key one after another, in the order they
+ * were offered. The claim on the instance row keeps replicas (and any
+ * mis-routed work) apart.
+ *
+ * Waiting on a data store is not running: an item that calls
+ * {@link offLane} (the store port of a step does, for every store
+ * operation) gives its lane up for as long as the operation takes, so a
+ * step queued behind a row lock held by someone else does not stall the
+ * unrelated instances behind it. When the operation is over the item takes
+ * its lane back ahead of work not started yet (it may hold row locks that
+ * others wait for). Its key stays taken meanwhile: the next item of the
+ * same key starts only once this one has finished, so an instance's steps
+ * still never overlap.
  *
  * A lane's queue may be bounded (`sutra.engine.shard-queue-capacity`). A
  * full lane makes whoever offers more work wait for room, in arrival order,
  * so backpressure reaches the transport holding the message (an HTTP
- * request, a poller tick) and never spills onto another lane.
+ * request, a poller tick) and never spills onto another lane. An item
+ * waiting off its lane still takes room.
  *
  * @module
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 
 /** Options for {@link Lanes}. */
 export interface LanesOptions {
   /** How many lanes (`sutra.engine.shards`). */
   readonly count: number;
-  /** Items a lane holds (running and queued) before new work waits; unbounded when absent. */
+  /** Items a lane holds (running, off-lane and queued) before new work waits; unbounded when absent. */
   readonly capacity?: number;
 }
 
-/** N serial queues addressed by a stable hash of a key. */
+/** One lane's turn-taking: whether an item runs on it, and who waits for it. */
+interface Lane {
+  busy: boolean;
+  /** Items coming back from off-lane work, served first. */
+  readonly returning: (() => void)[];
+  /** Items not started yet, in the order they reached the lane. */
+  readonly fresh: (() => void)[];
+  /** Items offered (running, off-lane or queued). */
+  depth: number;
+  /** Offers waiting for room, oldest first. */
+  readonly waiting: (() => void)[];
+}
+
+/** An item while its work runs. */
+interface Running {
+  readonly lane: number;
+  /** {@link offLane} for this item. */
+  readonly aside: <T>(operation: () => Promise<T>) => Promise<T>;
+  /** It holds its lane's turn. */
+  onLane: boolean;
+  /** Off-lane operations in flight. */
+  away: number;
+  /** The turn being taken back, while it is. */
+  returning?: Promise<void>;
+  finished: boolean;
+}
+
+const current = new AsyncLocalStorage<Running>();
+
+/**
+ * Runs `operation` without holding the lane of the item it is called from
+ * (see the module notes); outside lane work it simply runs it.
+ */
+export function offLane<T>(operation: () => Promise<T>): Promise<T> {
+  const item = current.getStore();
+  if (!item || item.finished) return operation();
+  return item.aside(operation);
+}
+
+/** N lanes addressed by a stable hash of a key. */
 export class Lanes {
   readonly count: number;
   readonly #capacity: number | undefined;
-  readonly #tails: Promise<unknown>[];
-  readonly #depth: number[];
-  /** Per lane, the offers waiting for room, oldest first. */
-  readonly #waiting: (() => void)[][];
+  readonly #lanes: Lane[];
+  /** Per key, when its last offered item finishes. */
+  readonly #keys = new Map<string, Promise<void>>();
+  #unfinished = 0;
+  #idle: (() => void)[] = [];
 
   constructor(options: LanesOptions) {
     this.count = options.count;
     this.#capacity = options.capacity;
-    this.#tails = Array.from({ length: options.count }, () => Promise.resolve());
-    this.#depth = new Array(options.count).fill(0);
-    this.#waiting = Array.from({ length: options.count }, () => []);
+    this.#lanes = Array.from({ length: options.count }, () => ({
+      busy: false,
+      returning: [],
+      fresh: [],
+      depth: 0,
+      waiting: [],
+    }));
   }
 
   /** The lane a key hashes to (FNV-1a, stable across processes and restarts). */
@@ -48,43 +105,108 @@ export class Lanes {
   }
 
   /**
-   * Runs `work` on the key's lane after everything queued there before it;
-   * on a full lane, first waits until an item ahead finishes.
+   * Runs `work` on the key's lane, after the key's earlier items have
+   * finished and once the lane is free; on a full lane, first waits for room.
    */
   run<T>(key: string, work: (lane: number) => Promise<T>): Promise<T> {
     const lane = this.laneOf(key);
+    const state = this.#lanes[lane];
+    this.#unfinished++;
     const full = this.#capacity !== undefined &&
-      (this.#depth[lane] >= this.#capacity || this.#waiting[lane].length > 0);
-    if (!full) {
-      this.#depth[lane]++;
-      return this.#enqueue(lane, work);
-    }
-    return new Promise<T>((resolve, reject) => {
-      this.#waiting[lane].push(() => this.#enqueue(lane, work).then(resolve, reject));
+      (state.depth >= this.#capacity || state.waiting.length > 0);
+    let room: Promise<void> | undefined;
+    if (full) room = new Promise((resolve) => state.waiting.push(resolve));
+    else state.depth++;
+    // The key's order is taken now, at the offer, whatever happens while waiting for room.
+    const before = this.#keys.get(key);
+    const done = Promise.withResolvers<void>();
+    this.#keys.set(key, done.promise);
+    return this.#item(lane, work, { room, before }).finally(() => {
+      done.resolve();
+      if (this.#keys.get(key) === done.promise) this.#keys.delete(key);
+      this.#finished(lane);
     });
   }
 
-  /** Queues `work` on a slot already counted for it. */
-  #enqueue<T>(lane: number, work: (lane: number) => Promise<T>): Promise<T> {
-    const result = this.#tails[lane].then(() => work(lane));
-    // The tail never rejects, so one failed item does not poison the lane.
-    this.#tails[lane] = result.then(() => this.#finished(lane), () => this.#finished(lane));
-    return result;
+  /** Resolves once everything offered so far, and every offer waiting for room, has finished. */
+  idle(): Promise<void> {
+    if (this.#unfinished === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idle.push(resolve));
   }
 
-  /** A finished item hands its slot to the oldest waiting offer, or frees it. */
-  #finished(lane: number): void {
-    const next = this.#waiting[lane].shift();
+  async #aside<T>(item: Running, operation: () => Promise<T>): Promise<T> {
+    if (item.away++ === 0 && item.onLane) {
+      item.onLane = false;
+      this.#release(item.lane);
+    }
+    try {
+      return await operation();
+    } finally {
+      if (--item.away === 0 && !item.onLane && !item.finished) await this.#comeBack(item);
+    }
+  }
+
+  async #item<T>(
+    lane: number,
+    work: (lane: number) => Promise<T>,
+    waits: { readonly room?: Promise<void>; readonly before?: Promise<void> },
+  ): Promise<T> {
+    await waits.room;
+    await waits.before;
+    await this.#take(lane, "fresh");
+    const item: Running = {
+      lane,
+      aside: (operation) => this.#aside(item, operation),
+      onLane: true,
+      away: 0,
+      finished: false,
+    };
+    try {
+      return await current.run(item, () => work(lane));
+    } finally {
+      item.finished = true;
+      await item.returning;
+      if (item.onLane) this.#release(lane);
+    }
+  }
+
+  /** Takes the lane back for an item whose off-lane work is over (once, however many ended). */
+  #comeBack(item: Running): Promise<void> {
+    item.returning ??= this.#take(item.lane, "returning").then(() => {
+      item.onLane = true;
+      item.returning = undefined;
+    });
+    return item.returning;
+  }
+
+  /** Resolves when the lane's turn is this caller's. */
+  #take(lane: number, queue: "fresh" | "returning"): Promise<void> {
+    const state = this.#lanes[lane];
+    if (!state.busy) {
+      state.busy = true;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => state[queue].push(resolve));
+  }
+
+  /** Hands the lane's turn to a returning item first, then to the oldest fresh one. */
+  #release(lane: number): void {
+    const state = this.#lanes[lane];
+    const next = state.returning.shift() ?? state.fresh.shift();
     if (next) next();
-    else this.#depth[lane]--;
+    else state.busy = false;
   }
 
-  /** Resolves once everything queued so far, and every offer waiting for room, has finished. */
-  async idle(): Promise<void> {
-    for (;;) {
-      const tails = [...this.#tails];
-      await Promise.all(tails);
-      if (tails.every((tail, lane) => tail === this.#tails[lane])) return;
+  /** A finished item hands its room to the oldest waiting offer, or frees it. */
+  #finished(lane: number): void {
+    const state = this.#lanes[lane];
+    const next = state.waiting.shift();
+    if (next) next();
+    else state.depth--;
+    if (--this.#unfinished === 0) {
+      const idle = this.#idle;
+      this.#idle = [];
+      for (const resolve of idle) resolve();
     }
   }
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Lanes } from "./lanes.ts";
+import { Lanes, offLane } from "./lanes.ts";
 
 Deno.test("lanes: a key always hashes to the same lane, and keys spread over every lane", () => {
   const lanes = new Lanes({ count: 4 });
@@ -60,4 +60,50 @@ Deno.test("lanes: idle waits for offers still waiting for room", async () => {
   }
   await lanes.idle();
   assert.deepEqual(done, ["a", "b", "c"]);
+});
+
+Deno.test("lanes: work waiting off its lane lets other keys run; its own key waits for it", async () => {
+  const lanes = new Lanes({ count: 1 });
+  const log: string[] = [];
+  const gate = Promise.withResolvers<void>();
+  const a = lanes.run("a", async () => {
+    log.push("a+");
+    await offLane(() => gate.promise);
+    log.push("a-");
+  });
+  const a2 = lanes.run("a", () => Promise.resolve(void log.push("a2")));
+  // b runs to the end while a still waits off the lane; a2 does not start.
+  await lanes.run("b", () => Promise.resolve(void log.push("b")));
+  assert.deepEqual(log, ["a+", "b"]);
+  gate.resolve();
+  await Promise.all([a, a2]);
+  assert.deepEqual(log, ["a+", "b", "a-", "a2"]);
+  await lanes.idle();
+});
+
+Deno.test("lanes: an item back from off-lane work goes before items not started yet", async () => {
+  const lanes = new Lanes({ count: 1 });
+  const log: string[] = [];
+  const io = Promise.withResolvers<void>();
+  const hold = Promise.withResolvers<void>();
+  const a = lanes.run("a", async () => {
+    await offLane(() => io.promise);
+    log.push("a back");
+  });
+  // b takes the lane while a is away and keeps it until told.
+  const b = lanes.run("b", async () => {
+    log.push("b");
+    await hold.promise;
+  });
+  const c = lanes.run("c", () => Promise.resolve(void log.push("c")));
+  await new Promise((r) => setTimeout(r, 0));
+  io.resolve();
+  await new Promise((r) => setTimeout(r, 0));
+  hold.resolve();
+  await Promise.all([a, b, c]);
+  assert.deepEqual(log, ["b", "a back", "c"]);
+});
+
+Deno.test("lanes: offLane outside lane work just runs the operation", async () => {
+  assert.equal(await offLane(() => Promise.resolve(7)), 7);
 });

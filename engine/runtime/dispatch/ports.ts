@@ -7,7 +7,9 @@
  * opened once per deployment too, on first use, by {@link DeploymentStores};
  * every step gets a fresh {@link StepStores} over them (its reads' row locks
  * and its writes form one unit of work), which the commit finishes and
- * {@link StepPorts.release} rolls back when the step is abandoned.
+ * {@link StepPorts.release} rolls back when the step is abandoned. Every
+ * store operation of a step runs off its execution lane ({@link offLane}):
+ * a step waiting on a row lock leaves the lane to other instances.
  *
  * @module
  */
@@ -29,6 +31,7 @@ import type { DecisionOutcome, DecisionRequest, Ports } from "../../executor/mod
 import { COVERAGE_STORE, type DataStoreDecl, type LoadedPackage } from "../../package/mod.ts";
 import type { ActiveDeployment, DeploymentRegistry } from "../deployments/registry.ts";
 import { errorMessage } from "../../core/errors.ts";
+import { offLane } from "./lanes.ts";
 
 const cache = new WeakMap<ActiveDeployment, Ports>();
 
@@ -87,7 +90,7 @@ export function stepPorts(
   const base = portsFor(deployment, clock);
   const set = stores?.storesOf(deployment);
   if (set === undefined) return { ports: base, release: () => Promise.resolve() };
-  const work = new StepStores(set);
+  const work = new StepStores(set, { io: offLane });
   return { ports: { ...base, store: work }, stores: work, release: () => work.rollback() };
 }
 
