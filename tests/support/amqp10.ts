@@ -103,6 +103,8 @@ export interface Amqp10PackageOptions {
   /** The unique queue prefix. */
   readonly prefix: string;
   readonly ackMode?: "on-persist" | "on-complete";
+  /** `a10-orders` consumed on one replica at a time, with a two-second lease. */
+  readonly singleton?: boolean;
 }
 
 /** The queues the package uses under `prefix`, each to be declared before the engine starts. */
@@ -127,9 +129,11 @@ export async function amqp10Package(o: Amqp10PackageOptions): Promise<Uint8Array
     transport: amqp10
     codec: urn:sutra:codec:json
     ack-mode: ${o.ackMode ?? "on-persist"}
+    singleton: ${o.singleton ?? false}
     options:
       url: env:${URL_VARIABLE}
       address: /queue/${q}.orders
+      lease-ttl: PT2S
       dead-letter-address: /queue/${q}.dlq
       max-deliveries: 3
       prefetch: 16
