@@ -75,6 +75,19 @@ Deno.test("json-schema: no usable discriminator is a soft error; malformed text 
   assert.equal(xml.issues[0].code, "SUTRA.PARSE.CONTENT_TYPE.UNSUPPORTED");
 });
 
+Deno.test("json-schema: JSON and YAML payloads keep the shared depth and text limits", async () => {
+  const codec = await events();
+  const deep = `{"type": "PaymentReceived", "id": ${"[".repeat(600)}${"]".repeat(600)}}`;
+  const json = await codec.decode(bytes(deep), "application/json");
+  assert.deepEqual([json.outcome, json.issues[0].code], ["FATAL", "SUTRA.PARSE.JSON.TOO_DEEP"]);
+  const lone = await codec.decode(bytes('type: PaymentReceived\nid: "\\uD800"\n'));
+  assert.deepEqual([lone.outcome, lone.issues[0].code, lone.issues[0].path], [
+    "FATAL",
+    "SUTRA.PARSE.TEXT.LONE_SURROGATE",
+    "/id",
+  ]);
+});
+
 Deno.test("json-schema: shapes follow properties, $refs across files, and cut recursion", async () => {
   const codec = await events();
   const shape = codec.shapeOf("PaymentReceived");
