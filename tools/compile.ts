@@ -186,16 +186,9 @@ export async function prepareFlavours(
     // Their configuration keys join the registry, so their variables are allowed.
     for (const t of found.linked) await import(new URL(t.module, REPO_ROOT).href);
     const root = resolve(rootsDir, `engine_${name}.ts`);
-    const upward = relative(dirname(root), REPO_ROOT.pathname).split("/");
-    const depth = upward.length;
-    if (upward.some((segment) => segment !== "..")) {
-      throw new BuildError(
-        "SUTRA.BUILD.USAGE",
-        `--out must be a folder inside the repository (${REPO_ROOT.pathname})`,
-        2,
-      );
-    }
-    await Deno.writeTextFile(root, compositionRoot(found.linked, { depth, flavour: name }));
+    // Relative imports, so the root works wherever the output folder is (/out in the image).
+    const up = relative(dirname(root), REPO_ROOT.pathname);
+    await Deno.writeTextFile(root, compositionRoot(found.linked, { up, flavour: name }));
     builds.push({
       flavour: name,
       binary: name === "full" ? "sutra-engine" : `sutra-engine-${name}`,
