@@ -46,6 +46,14 @@ import type { Amqp10ChannelOptions } from "./_options.ts";
 /** The AMQP error condition a poison message is rejected with (no dead-letter address). */
 export const REFUSED_CONDITION = "sutra:refused";
 
+/** The broker action for one message, with what the budget needs to know about it. */
+type Verdict = BrokerVerdict & {
+  /** The message's id, for the in-process redelivery count. */
+  readonly messageId?: string;
+  /** Which delivery this was (1 for the first), for a requeue's wait. */
+  readonly attempt?: number;
+};
+
 /** What a {@link ChannelConsumer} needs. */
 export interface ChannelConsumerOptions {
   readonly context: TransportContext;
@@ -153,7 +161,7 @@ export class ChannelConsumer {
     connection: Amqp10Connection,
     message: Message,
     signal: AbortSignal,
-  ): Promise<BrokerVerdict & { messageId?: string }> {
+  ): Promise<Verdict> {
     const { channel, context, options } = this.#o;
     const inbound = inboundOf({
       name: channel.declaration.name,
@@ -186,7 +194,7 @@ export class ChannelConsumer {
         const cause = this.#budget.exhausted(n, verdict.diagnostic);
         return { action: "dead-letter", diagnostic: cause, ...(messageId ? { messageId } : {}) };
       }
-      return { ...verdict, attempt: n } as BrokerVerdict;
+      return { ...verdict, attempt: n, ...(messageId ? { messageId } : {}) };
     }
     return { ...verdict, ...(messageId ? { messageId } : {}) };
   }
@@ -225,7 +233,7 @@ export class ChannelConsumer {
     connection: Amqp10Connection,
     delivery: Delivery,
     message: Message,
-    verdict: BrokerVerdict & { messageId?: string; attempt?: number },
+    verdict: Verdict,
     signal: AbortSignal,
   ): Promise<void> {
     const channel = this.#o.channel.declaration.name;

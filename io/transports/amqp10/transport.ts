@@ -59,10 +59,22 @@ class Amqp10Instance implements TransportInstance {
   constructor(context: TransportContext) {
     this.#context = context;
     this.sinks = [amqp10Sink(context, this.#pool, context.logger)];
-    this.#pass = this.#reconcile();
+    this.#pass = this.#reconcileGuarded();
     this.#timer = setInterval(() => {
-      this.#pass = this.#pass.then(() => this.#reconcile());
+      this.#pass = this.#pass.then(() => this.#reconcileGuarded());
     }, RECONCILE_MS);
+  }
+
+  /** One pass; a failure is logged and the next pass tries again. */
+  async #reconcileGuarded(): Promise<void> {
+    try {
+      await this.#reconcile();
+    } catch (error) {
+      this.#context.logger.error("amqp10: could not follow the active channels", {
+        code: "SUTRA.RUNTIME.UNEXPECTED",
+        error: errorMessage(error),
+      });
+    }
   }
 
   async #reconcile(): Promise<void> {
