@@ -35,10 +35,15 @@ import {
   FLAVOURS,
   REPO_ROOT,
   resolveTransports,
+  sourceReads,
   type TransportEntry,
 } from "./flavours.ts";
 
-/** Modules a compiled binary loads by URL at run time, which `deno compile` cannot find alone. */
+/**
+ * Files a compiled binary loads by URL or path at run time, which `deno compile`
+ * cannot find from the imports alone: the xmllint worker module, and (via
+ * {@link sourceReads}) the npm packages that read their wasm and data files.
+ */
 export const RUNTIME_INCLUDES: readonly string[] = ["io/codecs/_xmllint_worker.ts"];
 
 /** One engine build the task will make. */
@@ -203,10 +208,10 @@ export async function prepareFlavours(
 /** The `deno compile` argument lists: one per engine flavour, then the CLI. */
 export function compileCommands(builds: readonly FlavourBuild[], out: string): string[][] {
   const config = new URL("deno.json", REPO_ROOT).pathname;
-  const includes = RUNTIME_INCLUDES.flatMap((p) => [
-    "--include",
-    new URL(p, REPO_ROOT).pathname,
-  ]);
+  const includes = [
+    ...RUNTIME_INCLUDES.map((p) => new URL(p, REPO_ROOT).pathname),
+    ...sourceReads(),
+  ].flatMap((p) => ["--include", p]);
   return [
     ...builds.map((b) => [
       "compile",
