@@ -19,7 +19,8 @@
  *
  * A compensation thrown inside an event sub-process run compensates the
  * scope the event sub-process belongs to: that is where the activities it
- * undoes completed.
+ * undoes completed (an `activityRef` naming an activity completed inside
+ * the run itself is compensated there).
  *
  * @module
  */
@@ -43,7 +44,8 @@ export function compensate(
   end: boolean,
 ): void {
   const own = m.scope(token.scope);
-  const scope = own.kind === "eventSubProcess" ? m.scope(own.parent!) : own;
+  const local = activity !== undefined && own.compensation?.some((e) => e.node === activity);
+  const scope = own.kind === "eventSubProcess" && !local ? m.scope(own.parent!) : own;
   const log = scope.compensation ?? [];
   const picked = activity === undefined ? log : log.filter((e) => e.node === activity);
   const kept = activity === undefined ? [] : log.filter((e) => e.node !== activity);
@@ -111,9 +113,11 @@ export function handlerBodyDone(m: Machine, body: ScopeInstance): void {
   nextHandler(m, run);
 }
 
-/** Removes a run and the scope instances it opened. */
+/** Removes a run and the scope instances it opened (a detached run stops counting in its scope). */
 export function dropRun(m: Machine, run: CompensationRun): void {
   m.state.compensations.delete(run.id);
+  const scope = m.state.scopes.get(run.scope);
+  if (run.then.kind === "detached" && scope) scope.live--;
   for (const id of run.temporary) {
     const s = m.state.scopes.get(id);
     if (s) m.closeScope(s);
@@ -187,10 +191,7 @@ function nextHandler(m: Machine, run: CompensationRun): void {
   dropRun(m, run);
   if (run.then.kind === "detached") {
     const scope = m.state.scopes.get(run.scope);
-    if (scope) {
-      scope.live--;
-      m.settleScope(scope);
-    }
+    if (scope) m.settleScope(scope);
     return;
   }
   proceed(m, run.then);

@@ -3,6 +3,7 @@
  * the caller when the call maps no outputs.
  */
 import assert from "node:assert/strict";
+import { decodeSnapshot, encodeSnapshot } from "../../engine/executor/mod.ts";
 import { Instance, planOf } from "./harness.ts";
 
 // The caller splits: one branch calls `child` (which waits on a message),
@@ -48,4 +49,21 @@ Deno.test("call activity without output mappings: a parallel branch's update mad
   assert.equal(run.vars.total, 15, "what the callee created comes back");
   assert.equal(run.vars.price, 5, "the payload the callee received is its own variable");
   assert.equal(run.vars.qty, 3, "a passed-in value the callee rewrote comes back");
+});
+
+Deno.test("a call parked by an engine that did not track writes returns every variable, as it did then", async () => {
+  const plan = await planOf(PARALLEL);
+  const run = new Instance(plan);
+  await run.start({ process: "main", variables: { status: "new", qty: 3 } });
+  const text = new TextDecoder().decode(encodeSnapshot(plan, run.state!));
+  const older = text.replace(/,"written":\[[^\]]*\]/, "");
+  assert.notEqual(older, text, "the call scope records what was written");
+  const decoded = decodeSnapshot(plan, older);
+  assert.equal(decoded.diagnostics, undefined);
+  run.state = decoded.state;
+  await run.message("review", "ok");
+  await run.message("quote", 5);
+  assert.equal(run.status, "COMPLETED");
+  assert.equal(run.vars.total, 15);
+  assert.equal(run.vars.status, "new", "without the record, every variable is copied back");
 });

@@ -155,3 +155,16 @@ Deno.test("a completed call activity is compensated through what completed in th
   assert.equal(run.status, "COMPLETED");
   assert.deepEqual(run.vars.log, ["unbook"]);
 });
+
+Deno.test("waitForCompletion=false: a terminate end withdraws the running handlers and the scope completes", async () => {
+  const run = new Instance(
+    await planOf(NO_WAIT.replace(
+      `<bpmn:endEvent id="e"/>`,
+      `<bpmn:endEvent id="e"><bpmn:terminateEventDefinition/></bpmn:endEvent>`,
+    )),
+  );
+  await run.start();
+  assert.equal(run.status, "COMPLETED");
+  assert.deepEqual(run.waitingAt(), []);
+  assert.ok(!run.completed.has("recall"));
+});
