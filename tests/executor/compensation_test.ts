@@ -168,3 +168,26 @@ Deno.test("waitForCompletion=false: a terminate end withdraws the running handle
   assert.deepEqual(run.waitingAt(), []);
   assert.ok(!run.completed.has("recall"));
 });
+
+Deno.test("compensation event sub-process of a multi-instance sub-process: each instance's handler runs, newest first, with its own data", async () => {
+  const run = new Instance(
+    await planOf(bpmn(`
+    <bpmn:startEvent id="s"/><bpmn:sequenceFlow id="f1" sourceRef="s" targetRef="Sub"/>
+    <bpmn:subProcess id="Sub">
+      <bpmn:multiInstanceLoopCharacteristics isSequential="true"><bpmn:loopCardinality>2</bpmn:loopCardinality></bpmn:multiInstanceLoopCharacteristics>
+      <bpmn:dataObject id="n" name="n"><bpmn:extensionElements><q:value>loopCounter</q:value></bpmn:extensionElements></bpmn:dataObject>
+      <bpmn:startEvent id="ss"/><bpmn:sequenceFlow id="g1" sourceRef="ss" targetRef="se"/><bpmn:endEvent id="se"/>
+      <bpmn:subProcess id="SubComp" triggeredByEvent="true">
+        <bpmn:startEvent id="cs"><bpmn:compensateEventDefinition/></bpmn:startEvent>
+        <bpmn:sequenceFlow id="h1" sourceRef="cs" targetRef="undoSub"/>
+        <bpmn:scriptTask id="undoSub" scriptFormat="feel"><bpmn:script>{log: append(log, n)}</bpmn:script></bpmn:scriptTask>
+        <bpmn:sequenceFlow id="h2" sourceRef="undoSub" targetRef="ce"/><bpmn:endEvent id="ce"/>
+      </bpmn:subProcess>
+    </bpmn:subProcess>
+    <bpmn:sequenceFlow id="f2" sourceRef="Sub" targetRef="undo"/>
+    <bpmn:endEvent id="undo"><bpmn:compensateEventDefinition/></bpmn:endEvent>`)),
+  );
+  await run.start({ variables: { log: [] } });
+  assert.equal(run.status, "COMPLETED");
+  assert.deepEqual(run.vars.log, [2, 1]);
+});
