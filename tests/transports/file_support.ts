@@ -5,6 +5,8 @@
  *
  * @module
  */
+import "../../io/codecs/mod.ts";
+import "../../io/transports/mod.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { transports } from "../../engine/core/transport.ts";
