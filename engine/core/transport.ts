@@ -36,6 +36,8 @@ export interface ChannelDeclaration {
   readonly ackMode?: AckMode;
   readonly cloudeventsMode?: "none" | "binary" | "structured";
   readonly maxConcurrentInstances?: number;
+  /** The channel's own payload cap in bytes; it overrides {@link TransportContext.payloadCapBytes}. */
+  readonly payloadCapBytes?: number;
   /** One consumer across every replica (see {@link TransportContext.lease}). */
   readonly singleton?: boolean;
   readonly auth?: ChannelAuthSpec;
@@ -158,6 +160,11 @@ export interface TransportContext {
   readonly logger: Logger;
   /** Resolves a secret reference (`env:`, `secret:`, `${…}`). */
   resolveSecret(reference: string): Promise<string>;
+  /**
+   * The engine-wide inbound payload cap (`sutra.inbound.payload-cap-bytes`), for a
+   * transport that can stop reading a body at the cap instead of holding all of it.
+   */
+  readonly payloadCapBytes: number;
   /** The longest a deferred acknowledgement stays pending before the engine settles it, milliseconds. */
   readonly ackHoldMs: number;
   /**

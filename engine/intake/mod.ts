@@ -32,6 +32,7 @@ export {
   decodePayload,
   enforcePayloadCap,
   observeRedacted,
+  payloadTooLarge,
   screenInbound,
 } from "./pipeline.ts";
 export type {
@@ -41,6 +42,7 @@ export type {
   Inbound,
   IntakeChannel,
   IntakeSource,
+  PayloadCaps,
   Screened,
   ScreenOptions,
   Verdict,

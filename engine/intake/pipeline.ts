@@ -65,18 +65,43 @@ export type Admission =
 
 /** Stage 1: a diagnostic when the body is larger than the effective cap. */
 export function enforcePayloadCap(inbound: Inbound, options: AdmitOptions): Diagnostic | undefined {
-  const channel = options.channel;
-  const cap = channel.payloadCapBytes ?? options.capBytes;
-  const size = inbound.body.byteLength;
+  return payloadTooLarge(inbound.channel, inbound.body.byteLength, {
+    channelCapBytes: options.channel.payloadCapBytes,
+    capBytes: options.capBytes,
+  });
+}
+
+/** The caps a channel's payloads are held to. */
+export interface PayloadCaps {
+  /** The channel's own `payload-cap-bytes`; it overrides the engine-wide cap either way. */
+  readonly channelCapBytes?: number;
+  /** The engine-wide cap (`sutra.inbound.payload-cap-bytes`). */
+  readonly capBytes: number;
+}
+
+/**
+ * The refusal for `size` bytes on `channel` when they pass the effective cap,
+ * else undefined. A transport that stops reading a body at the cap passes
+ * `partial`: the payload is at least `size` bytes.
+ */
+export function payloadTooLarge(
+  channel: string,
+  size: number,
+  caps: PayloadCaps,
+  partial = false,
+): Diagnostic | undefined {
+  const cap = caps.channelCapBytes ?? caps.capBytes;
   if (size <= cap) return undefined;
   return diagnostic(
     "SUTRA.INBOUND.PAYLOAD_TOO_LARGE",
-    `a ${size}-byte payload on channel '${inbound.channel}' exceeds the ${cap}-byte cap (${
-      channel.payloadCapBytes === undefined
+    `a ${partial ? "payload of more than " : ""}${size}${
+      partial ? " bytes" : "-byte payload"
+    } on channel '${channel}' exceeds the ${cap}-byte cap (${
+      caps.channelCapBytes === undefined
         ? "sutra.inbound.payload-cap-bytes"
         : "the channel's payload-cap-bytes"
     })`,
-    { attributes: { channel: inbound.channel, size, cap } },
+    { attributes: { channel, size, cap } },
   );
 }
 

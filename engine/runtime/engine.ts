@@ -39,6 +39,7 @@ import { DeploymentStores } from "./dispatch/ports.ts";
 import { Lanes } from "./dispatch/lanes.ts";
 import { addHealthRoutes, type ReadinessCheck } from "./health.ts";
 import { Router } from "./http_router.ts";
+import { type HttpServer, serveHttp } from "./http_server.ts";
 import { addInstanceRoutes } from "./instances/routes.ts";
 import { OutboxWorker } from "./outbox/worker.ts";
 import { DeferredAckRegistry } from "./acks/registry.ts";
@@ -60,7 +61,12 @@ import {
   DATASOURCE_USERNAME,
   ENGINE_SHARDS,
   ENGINE_SWEEP_INTERVAL,
+  HTTP_BODY_TIMEOUT,
+  HTTP_HEADER_TIMEOUT,
   HTTP_HOST,
+  HTTP_IDLE_TIMEOUT,
+  HTTP_MAX_CONNECTIONS,
+  HTTP_MAX_HEADER_BYTES,
   HTTP_PORT,
   INBOX_REDRIVE_AFTER,
   INSTANCE_RETENTION,
@@ -110,7 +116,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     dataDir: config.require(DATASOURCE_EMBEDDED_DIR),
     schema: config.get(DATASOURCE_SCHEMA),
   });
-  let server: Deno.HttpServer<Deno.NetAddr> | undefined;
+  let server: HttpServer | undefined;
   const stoppers: (() => Promise<void>)[] = [];
   try {
     const applied = await migrate(database, ENGINE_MIGRATIONS);
@@ -172,6 +178,8 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     });
     // Requests still queued on a lane finish before the database closes.
     stoppers.push(() => lanes.idle());
+    const resolveSecret = (reference: string) =>
+      resolveReference(reference, defaultResolveContext(env));
     const sinks = collectSinks(transports);
     for (const factory of transports.list()) {
       const instance = await factory.spawn({
@@ -179,7 +187,8 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
         deliver: (delivery) => dispatcher.deliver(delivery),
         http: router,
         logger: logger.child(`transport/${factory.name}`),
-        resolveSecret: (reference) => resolveReference(reference, defaultResolveContext(env)),
+        resolveSecret,
+        payloadCapBytes: config.require(PAYLOAD_CAP_BYTES),
         // A hold is settled by the first sweep past its timeout.
         ackHoldMs: config.require(ACK_DEFERRED_TIMEOUT) +
           config.require(ACK_DEFERRED_SWEEP_INTERVAL),
@@ -225,6 +234,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       deleteAtCompletion,
       claimTimeoutMs,
       acks,
+      resolveSecret,
     };
     const timers = await startTimers(context);
     stoppers.push(() => timers.stop());
@@ -316,19 +326,22 @@ async function datasourceUrl(
   });
 }
 
-function listen(router: Router, config: Config, logger: Logger): Deno.HttpServer<Deno.NetAddr> {
+function listen(router: Router, config: Config, logger: Logger): HttpServer {
   const port = config.require(HTTP_PORT);
   const hostname = config.require(HTTP_HOST);
   try {
-    return Deno.serve({
-      port,
+    return serveHttp((request) => router.handle(request), {
       hostname,
-      onListen: () => {},
-      onError: (error) => {
-        logger.error("request failed unexpectedly", { code: "SUTRA.RUNTIME.UNEXPECTED", error });
-        return new Response(null, { status: 500 });
+      port,
+      logger: logger.child("http"),
+      limits: {
+        maxConnections: config.require(HTTP_MAX_CONNECTIONS),
+        idleTimeoutMs: config.require(HTTP_IDLE_TIMEOUT),
+        headerTimeoutMs: config.require(HTTP_HEADER_TIMEOUT),
+        bodyTimeoutMs: config.require(HTTP_BODY_TIMEOUT),
+        maxHeaderBytes: config.require(HTTP_MAX_HEADER_BYTES),
       },
-    }, (request) => router.handle(request));
+    });
   } catch (error) {
     throw new DiagnosticError(
       diagnostic(
@@ -389,7 +402,7 @@ function migrationCheck(head: number): ReadinessCheck {
 }
 
 interface StopOptions {
-  readonly server: Deno.HttpServer<Deno.NetAddr>;
+  readonly server: HttpServer;
   readonly database: Database;
   readonly graceMillis: number;
   readonly logger: Logger;
@@ -410,6 +423,7 @@ async function stop(o: StopOptions): Promise<void> {
   clearTimeout(timer);
   if (outcome === "timeout") {
     o.logger.warn("shutdown grace period elapsed with requests still in flight");
+    o.server.close();
   }
   for (const s of [...o.stoppers].reverse()) await s();
   await o.database.close();

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { type Diagnostic, diagnostic, DiagnosticError, type Logger } from "../core/mod.ts";
+import { type Diagnostic, diagnostic, DiagnosticError, type Logger, newId } from "../core/mod.ts";
+import { RequestBodyError } from "./http_server.ts";
 
 /** Path parameters captured by `{name}` segments. */
 export type RouteParams = Readonly<Record<string, string>>;
@@ -55,10 +56,22 @@ export class Router {
         allowed.add(route.method);
         continue;
       }
+      const unfit = unfitParameter(params);
+      if (unfit) return diagnosticResponse(400, [unfit]);
       try {
         return await route.handler(request, params);
       } catch (error) {
         if (error instanceof DiagnosticError) return diagnosticResponse(400, error.diagnostics);
+        if (error instanceof RequestBodyError) {
+          // The client broke off, was too slow or broke the framing: its doing, not an engine fault.
+          this.logger.debug("request body not read to its end", {
+            code: error.diagnostic.code,
+            method: request.method,
+            path: new URL(request.url).pathname,
+            reason: error.message,
+          });
+          return diagnosticResponse(error.status, [error.diagnostic]);
+        }
         this.logger.error("request failed unexpectedly", {
           code: "SUTRA.RUNTIME.UNEXPECTED",
           method: request.method,
@@ -85,6 +98,47 @@ export class Router {
       diagnostic("SUTRA.HTTP.NOT_FOUND", `no route for ${new URL(request.url).pathname}`),
     ]);
   }
+}
+
+// Control characters (NUL above all, which no PostgreSQL text value can hold) have
+// no place in an id, a slot or an alias taken from a path.
+// deno-lint-ignore no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+function unfitParameter(params: RouteParams): Diagnostic | undefined {
+  for (const [name, value] of Object.entries(params)) {
+    const m = CONTROL.exec(value);
+    if (!m) continue;
+    const codePoint = `U+${m[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
+    return diagnostic(
+      "SUTRA.HTTP.PATH_INVALID",
+      `the path segment {${name}} holds the control character ${codePoint}; ids, slots and alias values never do`,
+      { attributes: { parameter: name, character: codePoint } },
+    );
+  }
+  return undefined;
+}
+
+/**
+ * What a client may see of failures inside the engine (a 5xx answer): each
+ * diagnostic keeps its code, but its message and attributes, which may quote
+ * a database or driver, go only to the log, under an incident id the answer
+ * names.
+ */
+export function withheld(
+  logger: Logger,
+  diagnostics: readonly Diagnostic[],
+  context: Readonly<Record<string, unknown>> = {},
+): Diagnostic[] {
+  const incidentId = newId();
+  logger.error("request failed inside the engine", { incidentId, ...context, diagnostics });
+  return diagnostics.map((d) =>
+    diagnostic(
+      d.code,
+      `the request failed inside the engine (${d.code}); the engine log has the detail under incident ${incidentId}`,
+      { attributes: { incidentId } },
+    )
+  );
 }
 
 function split(path: string): string[] {
@@ -116,9 +170,30 @@ export async function readCappedBody(
   request: Request,
   cap: number,
 ): Promise<Uint8Array | undefined> {
-  if (Number(request.headers.get("content-length") ?? "NaN") > cap) {
+  const read = await readBodyWithin(request, cap);
+  return read instanceof Uint8Array ? read : undefined;
+}
+
+/** Why {@link readBodyWithin} stopped: the declared length, or the bytes received so far. */
+export interface OverCap {
+  readonly size: number;
+  /** True when `size` counts only what arrived before reading stopped. */
+  readonly partial: boolean;
+}
+
+/**
+ * Reads a request body, stopping as soon as it passes `cap` bytes, so an
+ * oversized body never sits in memory whole; a declared length over the cap
+ * is refused before anything is read.
+ */
+export async function readBodyWithin(
+  request: Request,
+  cap: number,
+): Promise<Uint8Array | OverCap> {
+  const declared = Number(request.headers.get("content-length") ?? "NaN");
+  if (declared > cap) {
     await request.body?.cancel();
-    return undefined;
+    return { size: declared, partial: false };
   }
   if (!request.body) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];
@@ -130,7 +205,7 @@ export async function readCappedBody(
     total += value.length;
     if (total > cap) {
       await reader.cancel();
-      return undefined;
+      return { size: total, partial: true };
     }
     chunks.push(value);
   }

@@ -45,6 +45,8 @@ export interface RuntimeContext {
   readonly claimTimeoutMs: number;
   /** The acknowledgements held until their instances end. */
   readonly acks: DeferredAckRegistry;
+  /** Resolves a secret reference (`env:`, `secret:`, `${…}`) with the engine's resolvers. */
+  readonly resolveSecret: (reference: string) => Promise<string>;
 }
 
 /** What stepping an instance needs, from the engine's parts. */

@@ -15,13 +15,69 @@ export const HTTP_PORT = defineKey({
   description: "TCP port of the engine's HTTP listener (channels, operate and admin routes).",
 });
 
-/** Interface address the HTTP listener binds. */
+/** Interface address the HTTP listener binds: loopback unless told otherwise. */
 export const HTTP_HOST = defineKey({
   key: "sutra.http.host",
   type: "string",
-  default: "0.0.0.0",
-  description: "Address the HTTP listener binds (0.0.0.0 for all interfaces).",
+  default: "127.0.0.1",
+  description:
+    "Address the HTTP listener binds: loopback by default; 0.0.0.0 for every interface (a container sets it).",
   validate: (v) => v.trim() === "" ? "must not be empty" : undefined,
+});
+
+/** Connections the HTTP listener holds at once. */
+export const HTTP_MAX_CONNECTIONS = defineKey({
+  key: "sutra.http.max-connections",
+  type: "integer",
+  default: 1_024,
+  min: 1,
+  max: 1_000_000,
+  description:
+    "Connections the HTTP listener holds open at once; one more is answered 503 SUTRA.HTTP.CONNECTION_LIMIT and closed. Keep it below the process's file-descriptor limit.",
+});
+
+/** How long a connection may wait between requests. */
+export const HTTP_IDLE_TIMEOUT = defineKey({
+  key: "sutra.http.idle-timeout",
+  type: "duration",
+  default: 30_000,
+  min: 100,
+  max: 3_600_000,
+  description:
+    "A connection that sends no byte of a next request for this long (a fresh one included) is closed.",
+});
+
+/** How long a request's head may take to arrive. */
+export const HTTP_HEADER_TIMEOUT = defineKey({
+  key: "sutra.http.header-timeout",
+  type: "duration",
+  default: 10_000,
+  min: 100,
+  max: 3_600_000,
+  description:
+    "A request line and headers not complete this long after their first byte are answered 408 SUTRA.HTTP.REQUEST_TIMEOUT and the connection closed.",
+});
+
+/** How long a request's body may take to arrive. */
+export const HTTP_BODY_TIMEOUT = defineKey({
+  key: "sutra.http.body-timeout",
+  type: "duration",
+  default: 60_000,
+  min: 100,
+  max: 3_600_000,
+  description:
+    "A request body not complete this long after the engine starts reading it is answered 408 SUTRA.HTTP.REQUEST_TIMEOUT and the connection closed.",
+});
+
+/** The longest request line plus headers. */
+export const HTTP_MAX_HEADER_BYTES = defineKey({
+  key: "sutra.http.max-header-bytes",
+  type: "integer",
+  default: 65_536,
+  min: 1_024,
+  max: 1_048_576,
+  description:
+    "Longest request line plus headers in bytes; a longer head is answered 431 SUTRA.HTTP.HEADERS_TOO_LARGE.",
 });
 
 /** The engine database URL; unset selects the embedded database. */

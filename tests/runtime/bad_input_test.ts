@@ -4,6 +4,8 @@
  * oversized payload, bad JSON, a malformed archive, an unknown instance.
  */
 import assert from "node:assert/strict";
+import { configKeys, createLogger, loadConfig } from "../../engine/core/mod.ts";
+import { type RunningEngine, startEngine } from "../../engine/runtime/mod.ts";
 import { bootEngine, codeOf, get, post, sealDir } from "./support.ts";
 
 Deno.test("bad input answers with its status and SUTRA code and writes nothing", async () => {
@@ -120,6 +122,74 @@ Deno.test("business-rule tasks evaluate the package's .srl ruleset and DMN decis
       { size: "big", tier: "gold" },
       { size: "small", tier: "basic" },
     ]);
+  } finally {
+    await engine.stop();
+  }
+});
+
+/** An engine like `bootEngine`'s whose log records are kept. */
+async function bootLogged(): Promise<
+  { engine: RunningEngine; records: Record<string, unknown>[] }
+> {
+  const records: Record<string, unknown>[] = [];
+  const env = {
+    SUTRA_HTTP_PORT: "0",
+    SUTRA_HTTP_HOST: "127.0.0.1",
+    SUTRA_DATASOURCE_URL: "memory://",
+    SUTRA_ADMIN_OIDC_DEV_DISABLED: "true",
+  };
+  const config = await loadConfig({ env, cwd: "/nonexistent-sutra-dir", registry: configKeys });
+  const logger = createLogger("engine", {
+    filter: "debug",
+    write: (line) => records.push(JSON.parse(line)),
+  });
+  return { engine: await startEngine({ config, logger, env }), records };
+}
+
+async function rawExchange(engine: RunningEngine, request: string): Promise<string> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: engine.port });
+  await conn.write(new TextEncoder().encode(request));
+  const received: number[] = [];
+  const buf = new Uint8Array(4_096);
+  for (;;) {
+    const n = await conn.read(buf).catch(() => null);
+    if (n === null) break;
+    received.push(...buf.subarray(0, n));
+  }
+  conn.close();
+  return new TextDecoder().decode(new Uint8Array(received));
+}
+
+Deno.test("malformed HTTP is a 4xx SUTRA.HTTP diagnostic naming the limit, never a 500 or an error log", async () => {
+  const { engine, records } = await bootLogged();
+  try {
+    await engine.deployments.deploy(await sealDir("tests/fixtures/runtime/typed_hold"));
+    const nul = await get(engine, "/sutra/instances/%00");
+    assert.deepEqual([nul.status, codeOf(nul)], [400, "SUTRA.HTTP.PATH_INVALID"]);
+    assert.match(JSON.stringify(nul.body), /U\+0000/);
+
+    const extension = await rawExchange(
+      engine,
+      "POST /channels/typed-async HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
+        `Transfer-Encoding: chunked\r\n\r\n2;${"e".repeat(100_000)}\r\n{}\r\n0\r\n\r\n`,
+    );
+    assert.match(extension, /^HTTP\/1\.1 400 /);
+    assert.match(extension, /SUTRA\.HTTP\.CHUNK_INVALID.*4096 bytes/);
+
+    // An upload the client breaks off: at most a debug line, never an error with a stack.
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port: engine.port });
+    await conn.write(
+      new TextEncoder().encode(
+        "POST /channels/typed-async HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
+          'Content-Length: 400\r\n\r\n{"ref":"',
+      ),
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    conn.close();
+    while (!records.some((r) => r.code === "SUTRA.HTTP.REQUEST_ABORTED")) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.deepEqual(records.filter((r) => r.level === "ERROR").map((r) => r.message), []);
   } finally {
     await engine.stop();
   }

@@ -72,6 +72,7 @@ Deno.test("the sink hands over the channel bound to the address, under the row's
     http: { add: () => {} },
     logger: undefined as never,
     resolveSecret: () => Promise.resolve(""),
+    payloadCapBytes: 1_024,
     ackHoldMs: 1_000,
   });
   const message = {

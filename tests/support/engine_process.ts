@@ -25,12 +25,26 @@ export interface SpawnEngineOptions {
   readonly cwd: string;
   /** Extra environment; `SUTRA_HTTP_PORT` defaults to 0 (a free port). */
   readonly env?: Record<string, string>;
+  /** Runs the engine under `ulimit -n` this low (through `/bin/sh`). */
+  readonly openFilesLimit?: number;
 }
 
 /** Starts `deno run -P=engine main.ts` with the project's configuration. */
 export function spawnEngine(options: SpawnEngineOptions): EngineChild {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-q", "--config", `${root}deno.json`, "-P=engine", `${root}main.ts`],
+  const deno = [
+    Deno.execPath(),
+    "run",
+    "-q",
+    "--config",
+    `${root}deno.json`,
+    "-P=engine",
+    `${root}main.ts`,
+  ];
+  const [command, ...args] = options.openFilesLimit === undefined
+    ? deno
+    : ["/bin/sh", "-c", `ulimit -n ${options.openFilesLimit} && exec "$@"`, "sh", ...deno];
+  const child = new Deno.Command(command, {
+    args,
     cwd: options.cwd,
     env: {
       DENO_NO_UPDATE_CHECK: "1",

@@ -38,6 +38,7 @@ export async function startExternalTasks(ctx: RuntimeContext): Promise<RuntimeSe
     logger: ctx.logger.child("external-tasks"),
     payloadCapBytes: ctx.config.require(PAYLOAD_CAP_BYTES),
     stopping: stopping.signal,
+    resolveSecret: ctx.resolveSecret,
   });
   return {
     stop: async () => {

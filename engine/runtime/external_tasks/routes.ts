@@ -7,13 +7,20 @@
  *
  * @module
  */
-import { diagnostic } from "../../core/diagnostic.ts";
+import { type Diagnostic, diagnostic } from "../../core/diagnostic.ts";
 import type { Logger } from "../../core/log.ts";
-import type { DeliveryOutcome, InboundDelivery } from "../../core/transport.ts";
+import type { ChannelAuthSpec, DeliveryOutcome, InboundDelivery } from "../../core/transport.ts";
+import { authenticate, challenge } from "../channel_auth.ts";
 import type { Database } from "../../persistence/mod.ts";
 import type { DeploymentRegistry } from "../deployments/registry.ts";
 import { channelDestination } from "../dispatch/encode.ts";
-import { diagnosticResponse, jsonResponse, readCappedBody, type Router } from "../http_router.ts";
+import {
+  diagnosticResponse,
+  jsonResponse,
+  readCappedBody,
+  type Router,
+  withheld,
+} from "../http_router.ts";
 import type { Doorbell } from "./doorbell.ts";
 import {
   checkComplete,
@@ -59,6 +66,8 @@ export interface ExternalTaskRoutesOptions {
   readonly payloadCapBytes: number;
   /** Aborted when the engine stops, so waiting fetches answer at once. */
   readonly stopping: AbortSignal;
+  /** Resolves a secret reference in a pull channel's `auth`. */
+  readonly resolveSecret: (reference: string) => Promise<string>;
 }
 
 /** Mounts the three worker routes. */
@@ -72,28 +81,69 @@ export function addExternalTaskRoutes(router: Router, o: ExternalTaskRoutesOptio
         const checked = checkFetch(body, o.settings);
         return "diagnostics" in checked
           ? diagnosticResponse(400, checked.diagnostics)
-          : await fetchAndLock(o, checked.ok);
+          : await fetchAndLock(o, checked.ok, request.headers);
       }),
   );
   router.add(
     "POST",
     "/sutra/external-tasks/{id}/complete",
-    (request, params) =>
-      withBody(
-        request,
-        o.payloadCapBytes + ENVELOPE_BYTES,
-        (body) => orRefuse(checkComplete(body), (r) => complete(o, params.id, r)),
-      ),
+    async (request, params) =>
+      await refuseStranger(o, params.id, request.headers) ??
+        await withBody(
+          request,
+          o.payloadCapBytes + ENVELOPE_BYTES,
+          (body) => orRefuse(checkComplete(body), (r) => complete(o, params.id, r)),
+        ),
   );
   router.add(
     "POST",
     "/sutra/external-tasks/{id}/failure",
-    (request, params) =>
-      withBody(
-        request,
-        small,
-        (body) => orRefuse(checkFailure(body, o.settings), (r) => fail(o, params.id, r)),
-      ),
+    async (request, params) =>
+      await refuseStranger(o, params.id, request.headers) ??
+        await withBody(
+          request,
+          small,
+          (body) => orRefuse(checkFailure(body, o.settings), (r) => fail(o, params.id, r)),
+        ),
+  );
+}
+
+function unauthorized(d: Diagnostic, auth: ChannelAuthSpec | undefined): Response {
+  const h = new Headers({ "www-authenticate": challenge(auth) });
+  h.set("content-type", "application/json");
+  return new Response(JSON.stringify({ diagnostics: [d] }), { status: 401, headers: h });
+}
+
+/**
+ * A refusal when the caller does not hold the credentials of the task's
+ * pull channel (before anything is read or locked); undefined when it does,
+ * or when there is no such task (the route answers that itself). A task
+ * whose deployment is not loaded has no credentials to check against and is
+ * refused: fail closed.
+ */
+async function refuseStranger(
+  o: ExternalTaskRoutesOptions,
+  taskId: string,
+  headers: Headers,
+): Promise<Response | undefined> {
+  const { rows } = await o.db.query<{ deployment_id: string; destination: string }>(
+    "select deployment_id, destination from external_tasks where task_id = $1",
+    [taskId],
+  );
+  if (rows.length === 0) return undefined;
+  const address = { deploymentId: rows[0].deployment_id, destination: rows[0].destination };
+  const declaration = declarationOf(o.registry, address);
+  if (!declaration) {
+    return diagnosticResponse(404, [diagnostic(
+      "SUTRA.RESOLVE.CHANNEL.UNKNOWN",
+      `deployment ${address.deploymentId} of task ${taskId} is not loaded`,
+      { attributes: { deploymentId: address.deploymentId, taskId } },
+    )]);
+  }
+  const denied = await authenticate(declaration.auth, headers, o);
+  return denied && unauthorized(
+    { ...denied, attributes: { ...denied.attributes, channel: declaration.name, taskId } },
+    declaration.auth,
   );
 }
 
@@ -131,6 +181,7 @@ async function withBody(
 /** A channel name resolved in the live deployment set. */
 interface NamedAddress extends TaskAddress {
   readonly name: string;
+  readonly auth?: ChannelAuthSpec;
 }
 
 /** Where tasks of these channel names may live: every live deployment declaring one. */
@@ -142,31 +193,63 @@ function addressesOf(registry: DeploymentRegistry, names: ReadonlySet<string>): 
         deploymentId: d.deploymentId,
         destination: channelDestination(c),
         name: c.name,
+        ...(c.auth ? { auth: c.auth } : {}),
       }))
   );
 }
 
+/** The channel declaration of a task's address, if its deployment is still live. */
+function declarationOf(registry: DeploymentRegistry, a: TaskAddress) {
+  return registry.get(a.deploymentId)?.package.channels.entries
+    ?.find((c) => channelDestination(c) === a.destination);
+}
+
 /** The channel name of a task's address, if its deployment is still live. */
 function channelOf(registry: DeploymentRegistry, a: TaskAddress): string | undefined {
-  return registry.get(a.deploymentId)?.package.channels.entries
-    ?.find((c) => channelDestination(c) === a.destination)?.name;
+  return declarationOf(registry, a)?.name;
+}
+
+/**
+ * The addresses whose channel declaration accepts the request's credentials,
+ * or the refusal of the first named channel none of whose declarations does.
+ */
+async function openAddresses(
+  o: ExternalTaskRoutesOptions,
+  addresses: readonly NamedAddress[],
+  headers: Headers,
+): Promise<NamedAddress[] | Response> {
+  const open: NamedAddress[] = [];
+  const refused = new Map<string, { d: Diagnostic; auth?: ChannelAuthSpec }>();
+  for (const a of addresses) {
+    const denied = await authenticate(a.auth, headers, o);
+    if (denied) refused.set(a.name, { d: denied, ...(a.auth ? { auth: a.auth } : {}) });
+    else open.push(a);
+  }
+  for (const [name, { d, auth }] of refused) {
+    if (open.some((a) => a.name === name)) continue;
+    return unauthorized({ ...d, attributes: { ...d.attributes, channel: name } }, auth);
+  }
+  return open;
 }
 
 async function fetchAndLock(
   o: ExternalTaskRoutesOptions,
   r: FetchRequest,
+  headers: Headers,
 ): Promise<Response> {
   const names = new Set(r.channels);
+  const first = await openAddresses(o, addressesOf(o.registry, names), headers);
+  if (first instanceof Response) return first;
   // Subscribed before the first query, so a park during it still wakes the wait.
-  const subscription = o.doorbell.subscribe(
-    addressesOf(o.registry, names).map((a) => a.destination),
-  );
+  const subscription = o.doorbell.subscribe(first.map((a) => a.destination));
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), r.waitMs);
   const over = AbortSignal.any([deadline.signal, o.stopping]);
   try {
     for (;;) {
-      const addresses = addressesOf(o.registry, names);
+      // Looked up again on every round: a deploy during the poll adds or drops addresses.
+      const open = await openAddresses(o, addressesOf(o.registry, names), headers);
+      const addresses = open instanceof Response ? [] : open;
       const tasks = await claimTasks(o.db, {
         workerId: r.workerId,
         lockMs: r.lockMs,
@@ -250,7 +333,10 @@ async function complete(
         `the engine refused the completion of task ${taskId} (${cause}); the task is fetchable again`,
         { attributes: { taskId, causeCode: cause, refusal: outcome.refusal } },
       ),
-      ...outcome.diagnostics,
+      // A failure inside the engine keeps its codes; its detail goes to the log only.
+      ...(outcome.refusal === "failed"
+        ? withheld(o.logger, outcome.diagnostics, { taskId })
+        : outcome.diagnostics),
     ]);
   }
   // Deleted only after the engine accepted the result: a crash before this

@@ -16,7 +16,10 @@ import type {
   TransportContext,
   TransportFactory,
 } from "../../../engine/core/transport.ts";
-import { authenticate } from "./auth.ts";
+import type { Logger } from "../../../engine/core/log.ts";
+import { payloadTooLarge } from "../../../engine/intake/mod.ts";
+import { authenticate, challenge } from "../../../engine/runtime/channel_auth.ts";
+import { readBodyWithin, withheld } from "../../../engine/runtime/http_router.ts";
 import { unwrapCloudEvent } from "../../../engine/core/cloudevents.ts";
 import { httpSink } from "./sink.ts";
 
@@ -38,8 +41,11 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
   });
 }
 
-/** The HTTP response for an intake outcome. */
-export function responseOf(outcome: DeliveryOutcome): Response {
+/**
+ * The HTTP response for an intake outcome. A failure inside the engine is
+ * answered 500 with its codes only; the detail goes to `logger`.
+ */
+export function responseOf(outcome: DeliveryOutcome, logger: Logger): Response {
   switch (outcome.kind) {
     case "captured":
       return json(202, { receiptId: outcome.receiptId });
@@ -51,9 +57,12 @@ export function responseOf(outcome: DeliveryOutcome): Response {
     }
     case "refused": {
       const retry = outcome.refusal === "retry" || outcome.refusal === "overloaded";
+      const diagnostics = outcome.refusal === "failed"
+        ? withheld(logger, outcome.diagnostics)
+        : outcome.diagnostics;
       return json(
         STATUS[outcome.refusal],
-        { diagnostics: outcome.diagnostics },
+        { diagnostics },
         retry ? { "retry-after": "1" } : {},
       );
     }
@@ -85,12 +94,27 @@ async function receive(
     });
   }
   const denied = await authenticate(channel.declaration.auth, request.headers, context);
-  if (denied) return json(401, { diagnostics: [denied] }, { "www-authenticate": "ApiKey" });
+  if (denied) {
+    return json(401, { diagnostics: [denied] }, {
+      "www-authenticate": challenge(channel.declaration.auth),
+    });
+  }
+  // Read only up to the cap intake would hold the body to, so an oversized
+  // body is refused without ever being in memory whole.
+  const caps = {
+    channelCapBytes: channel.declaration.payloadCapBytes,
+    capBytes: context.payloadCapBytes,
+  };
+  const body = await readBodyWithin(request, caps.channelCapBytes ?? caps.capBytes);
+  if (!(body instanceof Uint8Array)) {
+    const refusal = payloadTooLarge(channel.declaration.name, body.size, caps, body.partial)!;
+    return json(413, { diagnostics: [refusal] });
+  }
   const headers: Record<string, string> = {};
   request.headers.forEach((value, key) => headers[key] = value);
   let delivery: InboundDelivery = {
     channel: channel.declaration.name,
-    body: await request.bytes(),
+    body,
     headers,
     ...(request.headers.has("content-type")
       ? { contentType: request.headers.get("content-type")! }
@@ -101,7 +125,7 @@ async function receive(
     if ("code" in unwrapped) return json(400, { diagnostics: [unwrapped] });
     delivery = unwrapped;
   }
-  return responseOf(await context.deliver(delivery));
+  return responseOf(await context.deliver(delivery), context.logger);
 }
 
 /** The HTTP transport. */

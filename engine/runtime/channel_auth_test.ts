@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import type { ChannelAuthSpec } from "../../../engine/core/transport.ts";
-import { authenticate } from "./auth.ts";
+import type { ChannelAuthSpec } from "../core/transport.ts";
+import { authenticate } from "./channel_auth.ts";
 
 // Literal references resolve to themselves here; resolution has its own tests.
 const literal = { resolveSecret: (reference: string) => Promise.resolve(reference) };

@@ -1,11 +1,14 @@
 /**
- * Inbound authentication for HTTP channels. Credentials in `channels.yaml`
- * are secret references, resolved through the engine's resolvers on use.
+ * A channel's `auth` (api key, bearer token, basic credentials) checked
+ * against a request's headers: HTTP channels check their callers with it,
+ * and the external-task routes check a pull channel's workers with it.
+ * Credentials in `channels.yaml` are secret references, resolved through the
+ * engine's resolvers on use.
  *
  * @module
  */
-import { type Diagnostic, diagnostic } from "../../../engine/core/diagnostic.ts";
-import type { ChannelAuthSpec, TransportContext } from "../../../engine/core/transport.ts";
+import { type Diagnostic, diagnostic } from "../core/diagnostic.ts";
+import type { ChannelAuthSpec, TransportContext } from "../core/transport.ts";
 
 // Compares in time independent of where the strings first differ.
 function sameSecret(a: string, b: string): boolean {
@@ -24,6 +27,18 @@ const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
 const invalid = () =>
   diagnostic("SUTRA.INBOUND.AUTH.INVALID", "the request's credential is not accepted");
+
+/** The `WWW-Authenticate` challenge a refusal under `auth` carries. */
+export function challenge(auth: ChannelAuthSpec | undefined): string {
+  switch (auth?.scheme) {
+    case "basic":
+      return 'Basic realm="sutra", charset="UTF-8"';
+    case "bearer":
+      return "Bearer";
+    default:
+      return "ApiKey";
+  }
+}
 
 /** Undefined when the request may pass, else why it may not. */
 export async function authenticate(

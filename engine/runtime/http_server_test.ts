@@ -1,0 +1,208 @@
+import assert from "node:assert/strict";
+import { createLogger } from "../core/mod.ts";
+import { Router } from "./http_router.ts";
+import {
+  type HttpLimits,
+  type HttpServer,
+  MAX_CHUNK_LINE_BYTES,
+  serveHttp,
+} from "./http_server.ts";
+
+const LIMITS: HttpLimits = {
+  maxConnections: 64,
+  idleTimeoutMs: 30_000,
+  headerTimeoutMs: 30_000,
+  bodyTimeoutMs: 30_000,
+  maxHeaderBytes: 8_192,
+};
+
+interface Served {
+  readonly server: HttpServer;
+  readonly port: number;
+  /** Every log record so far. */
+  readonly records: Record<string, unknown>[];
+}
+
+/** A router with an echo route (reads the body) and a route that never reads it, behind the listener. */
+function serve(limits: Partial<HttpLimits> = {}): Served {
+  const records: Record<string, unknown>[] = [];
+  const logger = createLogger("test", {
+    filter: "debug",
+    write: (line) => records.push(JSON.parse(line)),
+  });
+  const router = new Router(logger)
+    .add("POST", "/echo", async (request) => new Response(await request.bytes()))
+    .add("GET", "/hello", () => new Response("hello"));
+  const server = serveHttp((r) => router.handle(r), {
+    hostname: "127.0.0.1",
+    port: 0,
+    limits: { ...LIMITS, ...limits },
+    logger,
+  });
+  return { server, port: server.addr.port, records };
+}
+
+async function connect(port: number): Promise<Deno.TcpConn> {
+  return await Deno.connect({ hostname: "127.0.0.1", port });
+}
+
+/** Everything the server sends until it closes the connection. */
+async function readToClose(conn: Deno.Conn): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  const buf = new Uint8Array(4_096);
+  try {
+    for (;;) {
+      const n = await conn.read(buf);
+      if (n === null) break;
+      chunks.push(buf.slice(0, n));
+    }
+  } catch {
+    // Reset by the peer: what arrived before counts.
+  }
+  conn.close();
+  return new TextDecoder().decode(new Uint8Array(chunks.flatMap((c) => [...c])));
+}
+
+async function send(conn: Deno.Conn, text: string | Uint8Array): Promise<void> {
+  const bytes = typeof text === "string" ? new TextEncoder().encode(text) : text;
+  for (let at = 0; at < bytes.length;) at += await conn.write(bytes.subarray(at));
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((r) => setTimeout(r, 10));
+}
+
+Deno.test("a connection past the cap is answered 503 and closed; the next is served once one closes", async () => {
+  const { server, port } = serve({ maxConnections: 2 });
+  try {
+    const held = [await connect(port), await connect(port)];
+    await until(() => server.connections === 2);
+    const extra = await connect(port);
+    const refused = await readToClose(extra);
+    assert.match(refused, /^HTTP\/1\.1 503 /);
+    assert.match(refused, /SUTRA\.HTTP\.CONNECTION_LIMIT/);
+    assert.match(refused, /sutra\.http\.max-connections/);
+    held[0].close();
+    await until(() => server.connections === 1);
+    const answer = await fetch(`http://127.0.0.1:${port}/hello`);
+    assert.equal(await answer.text(), "hello");
+    held[1].close();
+  } finally {
+    server.close();
+  }
+});
+
+Deno.test("a head still incomplete after the header timeout is answered 408 and closed", async () => {
+  const { server, port } = serve({ headerTimeoutMs: 200 });
+  try {
+    const slow = await connect(port);
+    await send(slow, "GET /hello HTTP/1.1\r\nHost: x\r\nX-Slow: 1");
+    const answer = await readToClose(slow);
+    assert.match(answer, /^HTTP\/1\.1 408 /);
+    assert.match(answer, /SUTRA\.HTTP\.REQUEST_TIMEOUT.*sutra\.http\.header-timeout/);
+    await until(() => server.connections === 0);
+  } finally {
+    server.close();
+  }
+});
+
+Deno.test("a connection that sends nothing is closed after the idle timeout", async () => {
+  const { server, port } = serve({ idleTimeoutMs: 200 });
+  try {
+    assert.equal(await readToClose(await connect(port)), "");
+    await until(() => server.connections === 0);
+  } finally {
+    server.close();
+  }
+});
+
+Deno.test("a body still incomplete after the body timeout is answered 408", async () => {
+  const { server, port } = serve({ bodyTimeoutMs: 200 });
+  try {
+    const slow = await connect(port);
+    await send(slow, "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nabc");
+    const answer = await readToClose(slow);
+    assert.match(answer, /^HTTP\/1\.1 408 /);
+    assert.match(answer, /sutra\.http\.body-timeout/);
+  } finally {
+    server.close();
+  }
+});
+
+Deno.test("a head over max-header-bytes is answered 431 naming the limit", async () => {
+  const { server, port } = serve({ maxHeaderBytes: 1_024 });
+  try {
+    const conn = await connect(port);
+    await send(conn, `GET /hello HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(4_000)}\r\n\r\n`);
+    const answer = await readToClose(conn);
+    assert.match(answer, /^HTTP\/1\.1 431 /);
+    assert.match(answer, /SUTRA\.HTTP\.HEADERS_TOO_LARGE.*1024 bytes/);
+  } finally {
+    server.close();
+  }
+});
+
+Deno.test("a 100 kB chunk extension is answered 400 naming the limit", async () => {
+  const { server, port, records } = serve();
+  try {
+    const conn = await connect(port);
+    await send(
+      conn,
+      `POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5;${
+        "e".repeat(100_000)
+      }\r\nhello\r\n0\r\n\r\n`,
+    );
+    const answer = await readToClose(conn);
+    assert.match(answer, /^HTTP\/1\.1 400 /);
+    assert.match(answer, new RegExp(`SUTRA\\.HTTP\\.CHUNK_INVALID.*${MAX_CHUNK_LINE_BYTES} bytes`));
+    assert.deepEqual(records.filter((r) => r.level === "ERROR"), []);
+  } finally {
+    server.close();
+  }
+});
+
+Deno.test("chunked bodies are decoded and pipelined requests answered in order on one connection", async () => {
+  const { server, port } = serve();
+  try {
+    const conn = await connect(port);
+    await send(
+      conn,
+      "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" +
+        "3;ext=1\r\nabc\r\n4\r\ndefg\r\n0\r\nX-Trailer: t\r\n\r\n" +
+        "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nhi" +
+        "GET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    );
+    const answer = await readToClose(conn);
+    const bodies = answer.split(/HTTP\/1\.1 200 OK\r\n/).slice(1).map((a) =>
+      a.split("\r\n\r\n")[1]
+    );
+    assert.deepEqual(bodies, ["abcdefg", "hi", "hello"]);
+  } finally {
+    server.close();
+  }
+});
+
+Deno.test("an upload the client breaks off is logged at debug, never as an error", async () => {
+  const { server, port, records } = serve();
+  try {
+    const conn = await connect(port);
+    await send(conn, "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\nabc");
+    await until(() => server.connections === 1);
+    conn.close();
+    await until(() => records.some((r) => r.code === "SUTRA.HTTP.REQUEST_ABORTED"));
+    await until(() => server.connections === 0);
+    assert.deepEqual(records.filter((r) => r.level === "ERROR" || r.level === "WARN"), []);
+    assert.equal(records.find((r) => r.code === "SUTRA.HTTP.REQUEST_ABORTED")?.level, "DEBUG");
+  } finally {
+    server.close();
+  }
+});
+
+Deno.test("shutdown closes idle connections and lets an answer in progress finish", async () => {
+  const { server, port } = serve();
+  const idle = await connect(port);
+  await until(() => server.connections === 1);
+  await server.shutdown();
+  assert.equal(await readToClose(idle), "");
+  await assert.rejects(fetch(`http://127.0.0.1:${port}/hello`));
+});
