@@ -7,6 +7,10 @@ import assert from "node:assert/strict";
 import type { RunningEngine } from "../../engine/runtime/mod.ts";
 import { bootEngine } from "../runtime/support.ts";
 import { withServerDatabase } from "../support/test_database.ts";
+import { createLogger } from "../../engine/core/mod.ts";
+import type { BoundChannel } from "../../engine/core/transport.ts";
+import { ChannelConsumer } from "../../io/transports/rabbitmq/consumer.ts";
+import { readRabbitOptions } from "../../io/transports/rabbitmq/options.ts";
 import {
   Broker,
   closeConnections,
@@ -201,5 +205,38 @@ rabbitTest(
       const [dead] = await broker.await(`${q}.orders.dlq`, 1);
       assert.equal(dead.headers["sutra-diagnostic-code"], "SUTRA.INBOUND.CLOUDEVENT.INVALID");
     });
+  },
+);
+
+rabbitTest(
+  "rabbitmq stop: a consumer stopped while it connects leaves no connection open",
+  async (url) => {
+    const q = uniquePrefix("stop");
+    const channel: BoundChannel = {
+      tenant: "default",
+      deploymentId: "d",
+      ackMode: "on-persist",
+      declaration: { name: "stop", transport: "rabbitmq", options: { url, queue: q } },
+    };
+    const logger = createLogger("test", { filter: "error", write: () => {} });
+    const consumer = new ChannelConsumer({
+      context: {
+        channels: () => [channel],
+        deliver: () => Promise.resolve({ kind: "captured", receiptId: "r" }),
+        http: { add: () => {} },
+        logger,
+        resolveSecret: (reference) => Promise.resolve(reference),
+        ackHoldMs: 1000,
+      },
+      channel,
+      options: readRabbitOptions(channel).options,
+      logger,
+    });
+    // Stopped before the connection is open: the test sanitizers fail the test on the
+    // socket or heartbeat timer of a connection the consumer leaves behind.
+    consumer.start();
+    await consumer.stop();
+    const broker = await Broker.open(url);
+    await broker.close([q, `${q}.dlq`]);
   },
 );

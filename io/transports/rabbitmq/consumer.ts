@@ -147,7 +147,7 @@ export class ChannelConsumer {
       connection.on("error", () => {});
     });
     try {
-      if (this.#abort.signal.aborted) return;
+      if (this.#abort.signal.aborted) throw new Error("stopped while connecting");
       const ch = await connection.createConfirmChannel();
       ch.on("error", () => {});
       await declareTopology(ch, o);
