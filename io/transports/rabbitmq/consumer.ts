@@ -150,6 +150,9 @@ export class ChannelConsumer {
       if (this.#abort.signal.aborted) throw new Error("stopped while connecting");
       const ch = await connection.createConfirmChannel();
       ch.on("error", () => {});
+      // A channel the broker closed (e.g. a publish to a missing exchange) ends the session:
+      // the connection goes too, and the loop reconnects with a fresh channel.
+      ch.on("close", () => void connection.close().catch(() => {}));
       await declareTopology(ch, o);
       await ch.prefetch(o.prefetch);
       const { consumerTag } = await ch.consume(o.queue, (message) => {
@@ -305,8 +308,22 @@ export class ChannelConsumer {
         return;
       }
     }
+    if (verdict.action === "dead-letter") {
+      try {
+        await this.#deadLetter(ch, message, verdict.diagnostic);
+      } catch (error) {
+        // Never dropped: without a confirmed copy the message goes back to its queue.
+        this.#o.logger.error("the dead-letter copy was not confirmed; requeued", {
+          code: "SUTRA.BROKER.PUBLISH_FAILED",
+          channel: this.#o.channel.declaration.name,
+          deadLetterQueue: this.#o.options.deadLetterQueue,
+          error: errorMessage(error),
+        });
+        ch.nack(message, false, true);
+        return;
+      }
+    }
     this.#budget.forget(messageId);
-    if (verdict.action === "dead-letter") await this.#deadLetter(ch, message, verdict.diagnostic);
     ch.ack(message);
   }
 
