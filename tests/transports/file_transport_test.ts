@@ -79,6 +79,25 @@ Deno.test("a file the codec cannot read moves to failed/ with a diagnostics side
   }
 });
 
+Deno.test("a file past the payload cap moves to failed/ unread, with the cap named", async () => {
+  const dirs = await fileDirs();
+  try {
+    await withFileEngine(dirs, async (engine) => {
+      await drop(dirs.inbox, "big.json", { orderId: "x".repeat(200) });
+      const failed = join(dirs.inbox, "failed");
+      await until(async () => (await filesIn(failed)).length === 2);
+      const sidecar = JSON.parse(
+        await Deno.readTextFile(join(failed, "big.json.diagnostics.json")),
+      );
+      assert.equal(sidecar.diagnostics[0].code, "SUTRA.INBOUND.PAYLOAD_TOO_LARGE");
+      assert.equal(sidecar.diagnostics[0].attributes.cap, 64);
+      assert.equal(await instances(engine), 0);
+    }, { env: { SUTRA_INBOUND_PAYLOAD_CAP_BYTES: "64" } });
+  } finally {
+    await Deno.remove(dirs.root, { recursive: true });
+  }
+});
+
 Deno.test("files still being written (.tmp, .part, dot-files) are never picked", async () => {
   const dirs = await fileDirs();
   try {

@@ -25,6 +25,7 @@ import { join } from "node:path";
 import { unwrapCloudEvent } from "../../../engine/core/cloudevents.ts";
 import type { Diagnostic } from "../../../engine/core/diagnostic.ts";
 import { errorMessage } from "../../../engine/core/errors.ts";
+import { payloadTooLarge } from "../../../engine/intake/mod.ts";
 import type {
   AckVerdict,
   BoundChannel,
@@ -196,7 +197,14 @@ export class FileConsumer {
 
   /** The delivery of a claimed file, or the verdict when its content cannot be one. */
   async #deliveryOf(name: string): Promise<InboundDelivery | { verdict: BrokerVerdict }> {
-    const body = await Deno.readFile(join(this.#owner.path, name));
+    const path = join(this.#owner.path, name);
+    // A file past the cap is refused from its size, without holding it in memory.
+    const tooLarge = payloadTooLarge(this.#channel.declaration.name, (await Deno.stat(path)).size, {
+      channelCapBytes: this.#channel.declaration.payloadCapBytes,
+      capBytes: this.#context.payloadCapBytes,
+    });
+    if (tooLarge) return { verdict: { action: "dead-letter", diagnostic: tooLarge } };
+    const body = await Deno.readFile(path);
     const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", body));
     const hash = [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
     const delivery: InboundDelivery = {
