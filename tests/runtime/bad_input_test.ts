@@ -194,3 +194,45 @@ Deno.test("malformed HTTP is a 4xx SUTRA.HTTP diagnostic naming the limit, never
     await engine.stop();
   }
 });
+
+Deno.test("an HTTP channel answers 413 at its cap without waiting for the rest of the body", async () => {
+  const engine = await bootEngine();
+  try {
+    await engine.deployments.deploy(await sealDir("tests/fixtures/runtime/typed_hold"));
+    // typed-async caps payloads at 512 bytes. Each client sends a part of its body and then
+    // stops sending: an engine that read whole bodies before checking would never see the rest.
+    const head =
+      "POST /channels/typed-async HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n";
+    const declared = await partialUpload(
+      engine,
+      `${head}Content-Length: 536870912\r\n\r\n${"x".repeat(1_024)}`,
+    );
+    assert.match(declared, /^HTTP\/1\.1 413 /);
+    assert.match(declared, /SUTRA\.INBOUND\.PAYLOAD_TOO_LARGE.*536870912-byte payload/);
+    const chunk = `400\r\n${"x".repeat(1_024)}\r\n`;
+    const chunked = await partialUpload(
+      engine,
+      `${head}Transfer-Encoding: chunked\r\n\r\n${chunk}`,
+    );
+    assert.match(chunked, /^HTTP\/1\.1 413 /);
+    assert.match(chunked, /SUTRA\.INBOUND\.PAYLOAD_TOO_LARGE.*more than \d+ bytes.*512-byte cap/);
+  } finally {
+    await engine.stop();
+  }
+});
+
+/** Sends `request` (a body cut short), closes the sending side, and reads the answer. */
+async function partialUpload(engine: RunningEngine, request: string): Promise<string> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: engine.port });
+  await conn.write(new TextEncoder().encode(request));
+  await conn.closeWrite();
+  const received: number[] = [];
+  const buf = new Uint8Array(4_096);
+  for (;;) {
+    const n = await conn.read(buf).catch(() => null);
+    if (n === null) break;
+    received.push(...buf.subarray(0, n));
+  }
+  conn.close();
+  return new TextDecoder().decode(new Uint8Array(received));
+}
