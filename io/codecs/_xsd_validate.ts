@@ -1,98 +1,173 @@
 /**
- * Validating documents against a compiled XSD set, batched. libxml2 reads
- * the schema on every run, and reading it costs more than validating a
- * small document; so while a run is in flight, documents for the same
- * schema queue up and the next run validates all of them against one read
- * of the schema. An idle channel pays no wait: a document arriving with
- * nothing in flight runs at once.
+ * XSD validation on libxml2 (npm:libxml2-wasm): a schema is compiled once
+ * into a validator that is reused for every document, and each document is
+ * parsed, validated and freed within one synchronous call.
+ *
+ * `xs:include` and `xs:import` are served only from the files handed to
+ * {@link compileSchema}, through libxml2's input-provider hook: every other
+ * name libxml2 asks for (a URL, a path, a DTD) fails to open, so neither the
+ * network nor the file system is ever read.
+ *
+ * The library (its WebAssembly module is inside its JavaScript) is loaded on
+ * the first compile, so processes without an XSD never pay for it.
  *
  * @module
  */
-import { runXmllint, type XmllintFile, type XmllintRun } from "./_xmllint.ts";
-
-/** A schema to validate against: every file, and the one that is the entry point. */
-export interface SchemaFiles {
-  /** File name (among `files`) passed to `--schema`. */
-  readonly main: string;
-  readonly files: readonly XmllintFile[];
-}
+import type * as Libxml2 from "libxml2-wasm";
 
 /** The file name a document's messages are reported under. */
 export const DOCUMENT = "payload.xml";
 
-interface Waiting {
-  readonly document: string;
-  readonly resolve: (run: XmllintRun) => void;
-  readonly reject: (error: Error) => void;
+/** A message libxml2 reports, located in a schema file or the document. */
+export interface Libxml2Message {
+  /** The schema file it is about (as passed to {@link compileSchema}); none for the document. */
+  readonly file?: string;
+  /** 1-based line; 0 when libxml2 names none. */
+  readonly line: number;
+  /** 1-based column; 0 when libxml2 names none. */
+  readonly column: number;
+  /** libxml2's wording, trailing line break removed. */
+  readonly message: string;
 }
 
-// Bounds a batch so one run's memory stays modest.
-const MAX_BATCH_DOCUMENTS = 64;
-const MAX_BATCH_CHARS = 4 << 20;
+/** The outcome of checking one document. */
+export type DocumentCheck =
+  | { readonly violations: readonly Libxml2Message[]; readonly malformed?: undefined }
+  | { readonly violations?: undefined; readonly malformed: Libxml2Message };
 
-const queues = new Map<SchemaFiles, Waiting[]>();
-let inFlight = 0;
+/** A schema libxml2 has compiled; freed by the garbage collector once unreachable. */
+export interface CompiledSchema {
+  /** Parses and validates `document`; synchronous, and leaves nothing allocated behind. */
+  check(document: string): DocumentCheck;
+}
+
+/** The outcome of {@link compileSchema}. */
+export type SchemaCompile =
+  | { readonly schema: CompiledSchema; readonly problems?: undefined }
+  | { readonly schema?: undefined; readonly problems: readonly Libxml2Message[] };
+
+type Library = typeof Libxml2;
+
+/** Where compiled schemas' files live for libxml2 (`sutra-xsd://<compile>/<file>`). */
+const SCHEME = "sutra-xsd://";
+
+let library: Promise<Library> | undefined;
+/** Files libxml2 may open, by URL; present only while their schema compiles. */
+const served = new Map<string, Uint8Array>();
+const open = new Map<number, { bytes: Uint8Array; at: number }>();
+let nextHandle = 0;
+let nextCompile = 0;
+let compilations = 0;
+
+function load(): Promise<Library> {
+  library ??= import("libxml2-wasm").then((lib) => {
+    // Matching every name keeps libxml2 away from its own loaders (files, network).
+    lib.xmlRegisterInputProvider({
+      match: () => true,
+      open: (name) => {
+        const bytes = served.get(name);
+        if (bytes === undefined) return undefined;
+        open.set(++nextHandle, { bytes, at: 0 });
+        return nextHandle;
+      },
+      read: (handle, buffer) => {
+        const file = open.get(handle);
+        if (file === undefined) return -1;
+        const n = Math.min(buffer.byteLength, file.bytes.byteLength - file.at);
+        buffer.set(file.bytes.subarray(file.at, file.at + n));
+        file.at += n;
+        return n;
+      },
+      close: (handle) => open.delete(handle),
+    });
+    return lib;
+  }, (e) => {
+    library = undefined;
+    throw e;
+  });
+  return library;
+}
+
+/** How many schemas libxml2 has compiled in this process (tests prove reuse with it). */
+export function schemaCompilations(): number {
+  return compilations;
+}
+
+const encoder = new TextEncoder();
 
 /**
- * Validates `document` against `schema`. The result reads as if the
- * document had been validated alone under the name {@link DOCUMENT}: 0
- * valid, 3 invalid, 1 not well-formed, anything else a failure of the run
- * itself (5: the schema did not compile). Rejects only when libxml2 cannot
- * run at all.
+ * Compiles the schema entered through `main`, which may include and import
+ * any of `files` by relative name. Rejects only when libxml2 cannot be loaded.
  */
-export function validateDocument(schema: SchemaFiles, document: string): Promise<XmllintRun> {
-  return new Promise((resolve, reject) => {
-    const queue = queues.get(schema);
-    if (queue) queue.push({ document, resolve, reject });
-    else queues.set(schema, [{ document, resolve, reject }]);
-    if (inFlight === 0) dispatch();
-  });
-}
-
-function dispatch(): void {
-  for (const [schema, queue] of queues) {
-    let chars = 0;
-    let count = 0;
-    while (count < queue.length && count < MAX_BATCH_DOCUMENTS) {
-      chars += queue[count].document.length;
-      count++;
-      if (chars >= MAX_BATCH_CHARS) break;
-    }
-    const batch = queue.splice(0, count);
-    if (queue.length === 0) queues.delete(schema);
-    inFlight++;
-    run(schema, batch).finally(() => {
-      inFlight--;
-      if (inFlight === 0 && queues.size > 0) dispatch();
-    });
-  }
-}
-
-async function run(schema: SchemaFiles, batch: readonly Waiting[]): Promise<void> {
-  const names = batch.map((_, i) => `d${i}.xml`);
-  let result: XmllintRun;
+export async function compileSchema(
+  files: ReadonlyMap<string, string>,
+  main: string,
+): Promise<SchemaCompile> {
+  const lib = await load();
+  const base = `${SCHEME}${++nextCompile}/`;
+  for (const [name, text] of files) served.set(base + name, encoder.encode(text));
+  let doc: Libxml2.XmlDocument | undefined;
+  let validator: Libxml2.XsdValidator;
   try {
-    result = await runXmllint(
-      ["--schema", schema.main, "--noout", ...names],
-      [...schema.files, ...batch.map((w, i) => ({ fileName: names[i], contents: w.document }))],
-    );
+    compilations++;
+    doc = lib.XmlDocument.fromString(files.get(main)!, { url: base + main, option: safe(lib) });
+    validator = lib.XsdValidator.fromDoc(doc);
   } catch (e) {
-    for (const w of batch) w.reject(e instanceof Error ? e : new Error(String(e)));
-    return;
+    return { problems: messagesOf(e, base) };
+  } finally {
+    doc?.dispose();
+    for (const name of files.keys()) served.delete(base + name);
   }
-  const lines = result.stderr.split("\n");
-  batch.forEach((w, i) => w.resolve(ownRun(names[i], lines, result.exitCode)));
+  return { schema: schemaOf(lib, validator) };
 }
 
-/** One document's share of a batched run. */
-function ownRun(name: string, lines: readonly string[], exitCode: number): XmllintRun {
-  const own = lines.filter((l) => l.startsWith(`${name}:`) || l.startsWith(`${name} `));
-  const stderr = own.map((l) => DOCUMENT + l.slice(name.length)).join("\n");
-  if (own.some((l) => l.includes("parser error"))) return { exitCode: 1, stderr };
-  if (own.includes(`${name} validates`)) return { exitCode: 0, stderr };
-  if (own.includes(`${name} fails to validate`)) return { exitCode: 3, stderr };
+/** No network, no external entities, no DTD loading: a document is only its own bytes. */
+function safe(lib: Library): number {
+  return lib.ParseOption.XML_PARSE_NONET | lib.ParseOption.XML_PARSE_NO_XXE;
+}
+
+function schemaOf(lib: Library, validator: Libxml2.XsdValidator): CompiledSchema {
+  const option = safe(lib);
   return {
-    exitCode: exitCode === 0 || exitCode === 3 || exitCode === 4 ? -1 : exitCode,
-    stderr: lines.join("\n"),
+    check(document: string): DocumentCheck {
+      let doc: Libxml2.XmlDocument;
+      try {
+        doc = lib.XmlDocument.fromString(document, { url: DOCUMENT, option });
+      } catch (e) {
+        const first = messagesOf(e, undefined)[0];
+        return { malformed: first ?? { line: 0, column: 0, message: String(e) } };
+      }
+      try {
+        validator.validate(doc);
+        return { violations: [] };
+      } catch (e) {
+        if (!(e instanceof lib.XmlLibError)) throw e;
+        return { violations: messagesOf(e, undefined) };
+      } finally {
+        doc.dispose();
+      }
+    },
   };
+}
+
+/** libxml2's details of a thrown error; schema files named relative to `base`. */
+function messagesOf(error: unknown, base: string | undefined): Libxml2Message[] {
+  const details = (error as { details?: Libxml2.ErrorDetail[] }).details;
+  if (!Array.isArray(details)) {
+    return [{
+      line: 0,
+      column: 0,
+      message: error instanceof Error ? error.message : String(error),
+    }];
+  }
+  const out: Libxml2Message[] = [];
+  for (const d of details) {
+    const message = d.message.trimEnd();
+    const position = { line: d.line, column: d.col, message };
+    if (d.file === DOCUMENT) out.push(position);
+    else if (base !== undefined && d.file?.startsWith(base)) {
+      out.push({ file: d.file.slice(base.length), ...position });
+    } else if (base !== undefined) out.push({ file: "", ...position });
+  }
+  return out;
 }

@@ -39,7 +39,7 @@ import {
   utf8,
 } from "./_text.ts";
 import { parseXmlTree, type XmlNode } from "./_xml_tree.ts";
-import { DOCUMENT, type SchemaFiles, validateDocument } from "./_xsd_validate.ts";
+import { type CompiledSchema, compileSchema, type Libxml2Message } from "./_xsd_validate.ts";
 import { viewXml } from "./_xml_view.ts";
 import { writeXml } from "./_xml_write.ts";
 import { clark, compileXsdModel, type XsdElement, type XsdModel } from "./_xsd_model.ts";
@@ -57,17 +57,18 @@ const FORMAT_TYPES: Record<XsdFormat, readonly string[]> = {
   yaml: YAML_TYPES,
 };
 
-/** Where the folder's files live inside libxml2's in-memory file system. */
-const SCHEMA_DIR = "schemas/";
-
 /** A compiled folder of XSDs: the model, and what libxml2 validates with. */
 export interface XsdSchemaSet {
   readonly model: XsdModel;
-  /** The folder's files entered through each file that declares a root element, by file. */
-  readonly entries: ReadonlyMap<string, SchemaFiles>;
+  /** libxml2's schema compiled from each file that declares a root element, by file. */
+  readonly entries: ReadonlyMap<string, CompiledSchema>;
 }
 
-/** Reads, models and compiles the XSD files of a folder; every problem is a diagnostic. */
+/**
+ * Reads, models and compiles the XSD files of a folder, each entry point
+ * once (every message is then validated against the compiled schema);
+ * every problem is a diagnostic.
+ */
 export async function compileXsdSet(
   folder: SchemaFolder,
   files: readonly string[],
@@ -91,18 +92,17 @@ export async function compileXsdSet(
       diagnostics: compiled.problems.map((p) => schemaInvalid(folder, p.file, p.message, p.line)),
     };
   }
-  const inMemory = [...texts].map(([file, contents]) => ({
-    fileName: SCHEMA_DIR + file,
-    contents,
-  }));
   const mains = new Set([...compiled.model.globals.values()].map((g) => g.file!));
-  const entries = new Map<string, SchemaFiles>(
-    [...mains].map((m) => [m, { main: SCHEMA_DIR + m, files: inMemory }]),
-  );
+  const entries = new Map<string, CompiledSchema>();
   const seen = new Set<string>();
-  for (const [main, entry] of entries) {
+  for (const main of mains) {
+    const result = await compileEntry(folder, texts, main);
+    if ("schema" in result) {
+      entries.set(main, result.schema);
+      continue;
+    }
     // Files shared by several entry points would report the same refusal twice.
-    for (const d of await compileCheck(folder, main, entry)) {
+    for (const d of result.refused) {
       const key = `${d.source?.uri}:${d.source?.line}:${d.message}`;
       if (!seen.has(key)) problems.push(d);
       seen.add(key);
@@ -112,32 +112,33 @@ export async function compileXsdSet(
   return problems.length > 0 ? { diagnostics: problems } : { set };
 }
 
-const MESSAGE_LINE = /^(.+?):(\d+): (?:element ([^:]+): )?(.*?) : (.*)$/;
-
-/** Has libxml2 compile the schema rooted at `main`, reporting what it refuses. */
-async function compileCheck(
+/** Has libxml2 compile the schema rooted at `main`, or says what it refuses. */
+async function compileEntry(
   folder: SchemaFolder,
+  texts: ReadonlyMap<string, string>,
   main: string,
-  entry: SchemaFiles,
-): Promise<Diagnostic[]> {
-  let run;
+): Promise<{ schema: CompiledSchema } | { refused: Diagnostic[] }> {
+  let result;
   try {
-    run = await validateDocument(entry, "<sutra-compile-probe/>");
+    result = await compileSchema(texts, main);
   } catch (e) {
-    return [schemaInvalid(folder, main, `libxml2 could not run: ${(e as Error).message}`)];
+    return {
+      refused: [schemaInvalid(folder, main, `libxml2 could not run: ${(e as Error).message}`)],
+    };
   }
-  if (run.exitCode === 3 || run.exitCode === 4) return [];
-  const found: Diagnostic[] = [];
-  for (const line of run.stderr.split("\n")) {
-    const m = MESSAGE_LINE.exec(line);
-    if (m === null || !m[1].startsWith(SCHEMA_DIR)) continue;
-    found.push(schemaInvalid(folder, m[1].slice(SCHEMA_DIR.length), readable(m[5]), Number(m[2])));
+  if (result.schema) return { schema: result.schema };
+  const located = result.problems.filter((p) => p.file);
+  if (located.length === 0) {
+    const reason = result.problems[0]?.message ?? "no reason given";
+    return {
+      refused: [schemaInvalid(folder, main, `libxml2 cannot compile the schema: ${reason}`)],
+    };
   }
-  if (found.length === 0) {
-    const reason = run.stderr.trim().split("\n")[0] || `exit status ${run.exitCode}`;
-    found.push(schemaInvalid(folder, main, `libxml2 cannot compile the schema: ${reason}`));
-  }
-  return found;
+  return {
+    refused: located.map((p) =>
+      schemaInvalid(folder, p.file!, readable(p.message), p.line > 0 ? p.line : undefined)
+    ),
+  };
 }
 
 /** libxml2's wording without the `{namespace}` it writes before element names. */
@@ -149,32 +150,26 @@ const OFFENDING_VALUE = /(?:The value |: )'([^']*)' is not|[Vv]alue '([^']*)'/;
 const ATTRIBUTE = /^Element '[^']*', attribute '([^']+)'/;
 const ELEMENT = /^Element '(?:\{[^}]*\})?([^']+)'/;
 
-/** Turns libxml2's output for one document into issues located by `locate`. */
+/** Turns libxml2's messages about one document into issues located by `locate`. */
 function violations(
-  stderr: string,
+  messages: readonly Libxml2Message[],
   locate: (line: number, element: string | undefined) => string,
 ): Issue[] {
-  const issues: Issue[] = [];
-  for (const text of stderr.split("\n")) {
-    const m = MESSAGE_LINE.exec(text);
-    if (m === null || m[1] !== DOCUMENT) continue;
-    const line = Number(m[2]);
-    const message = readable(m[5]);
+  return messages.map((m) => {
+    const message = readable(m.message);
     const attribute = ATTRIBUTE.exec(message)?.[1];
-    const element = m[3] ?? ELEMENT.exec(m[5])?.[1];
-    let path = locate(line, element?.replace(/^.*:/, ""));
+    const element = ELEMENT.exec(m.message)?.[1];
+    let path = locate(m.line, element?.replace(/^.*:/, ""));
     if (attribute !== undefined) path += `/${pointerSegment(attribute.replace(/^.*:/, ""))}`;
     const valueMatch = OFFENDING_VALUE.exec(message);
     const value = valueMatch?.[1] ?? valueMatch?.[2];
-    issues.push(
-      issue("SUTRA.VALIDATE.XSD.VIOLATION", message, {
-        path,
-        line,
-        ...(value === undefined ? {} : { value }),
-      }),
-    );
-  }
-  return issues;
+    return issue("SUTRA.VALIDATE.XSD.VIOLATION", message, {
+      path,
+      line: m.line,
+      ...(m.column > 0 ? { column: m.column } : {}),
+      ...(value === undefined ? {} : { value }),
+    });
+  });
 }
 
 /** Every element of a parsed document by the line its start tag ends on. */
@@ -272,22 +267,26 @@ export class XsdCodec implements Codec {
     return formats.includes(sniffed) ? sniffed : formats[0];
   }
 
-  async decode(bytes: Uint8Array, contentType?: string): Promise<DecodeResult> {
+  decode(bytes: Uint8Array, contentType?: string): Promise<DecodeResult> {
+    return Promise.resolve(this.#decode(bytes, contentType));
+  }
+
+  #decode(bytes: Uint8Array, contentType: string | undefined): DecodeResult {
     const format = this.#format(bytes, contentType);
     if (typeof format !== "string") return fatal(format);
     const charset = parseMediaType(contentType)?.charset;
-    if (format === "xml") return await this.#decodeXml(bytes, charset);
+    if (format === "xml") return this.#decodeXml(bytes, charset);
     const text = decodeText(bytes, charset);
     if (text.issue) return fatal(text.issue);
     if (format === "json") {
       const read = readJson(text.text);
-      return read.issue ? fatal(read.issue) : await this.#decodeData(read.value, []);
+      return read.issue ? fatal(read.issue) : this.#decodeData(read.value, []);
     }
     const read = readYaml(text.text);
-    return read.errors ? fatal(read.errors) : await this.#decodeData(read.value, read.warnings);
+    return read.errors ? fatal(read.errors) : this.#decodeData(read.value, read.warnings);
   }
 
-  async #decodeXml(bytes: Uint8Array, charset: string | undefined): Promise<DecodeResult> {
+  #decodeXml(bytes: Uint8Array, charset: string | undefined): DecodeResult {
     const text = decodeXmlText(bytes, charset);
     if (text.issue) return fatal(text.issue);
     const tree = parseXmlTree(text.text);
@@ -299,7 +298,7 @@ export class XsdCodec implements Codec {
     }
     const view = viewXml(root, selected.declaration, { track: true });
     const byLine = elementsByLine(root);
-    const checked = await this.#validate(selected, asUtf8Document(text.text), (line, element) => {
+    const checked = this.#validate(selected, asUtf8Document(text.text), (line, element) => {
       const candidates = byLine.get(line) ?? [];
       const node = candidates.find((n) => n.local === element) ?? candidates[0];
       return (node && view.pointers.get(node)) ?? "";
@@ -309,7 +308,7 @@ export class XsdCodec implements Codec {
   }
 
   /** A JSON or YAML document: one member named after the root element. */
-  async #decodeData(value: unknown, warnings: readonly Issue[]): Promise<DecodeResult> {
+  #decodeData(value: unknown, warnings: readonly Issue[]): DecodeResult {
     const keys = value !== null && typeof value === "object" && !Array.isArray(value)
       ? Object.keys(value)
       : [];
@@ -332,7 +331,7 @@ export class XsdCodec implements Codec {
     });
     if ("refused" in written) return decoded(content, [...warnings, written.refused], rootName);
     const payload = viewXml(written.root, selected.declaration).payload;
-    const checked = await this.#validate(
+    const checked = this.#validate(
       selected,
       written.text,
       (line) => written.lines.get(line) ?? "",
@@ -341,34 +340,35 @@ export class XsdCodec implements Codec {
     return decoded(payload, [...warnings, ...written.issues, ...checked.issues], rootName);
   }
 
-  async #validate(
+  #validate(
     selected: Selection,
     document: string,
     locate: (line: number, element: string | undefined) => string,
-  ): Promise<Validation> {
-    let run;
+  ): Validation {
+    let checked;
     try {
-      run = await validateDocument(selected.set.entries.get(selected.declaration.file!)!, document);
+      checked = selected.set.entries.get(selected.declaration.file!)!.check(document);
     } catch (e) {
       return { fatal: unavailable((e as Error).message) };
     }
-    if (run.exitCode === 0) return { issues: [] };
-    if (run.exitCode === 3 || run.exitCode === 4) return { issues: violations(run.stderr, locate) };
-    if (run.exitCode === 1) {
-      const first = run.stderr.trim().split("\n")[0] ?? "";
+    if (checked.malformed) {
+      const m = checked.malformed;
       return {
         fatal: issue(
           "SUTRA.PARSE.XML.MALFORMED",
-          `libxml2 refuses the document: ${readable(first.replace(/^[^:]*:\d+: /, ""))}`,
+          `libxml2 refuses the document: ${readable(m.message)}`,
+          m.line > 0 ? { line: m.line, ...(m.column > 0 ? { column: m.column } : {}) } : {},
         ),
       };
     }
-    return {
-      fatal: unavailable(run.stderr.trim().split("\n")[0] || `exit status ${run.exitCode}`),
-    };
+    return { issues: violations(checked.violations, locate) };
   }
 
-  async encode(value: unknown, options: EncodeOptions = {}): Promise<EncodeResult> {
+  encode(value: unknown, options: EncodeOptions = {}): Promise<EncodeResult> {
+    return Promise.resolve(this.#encode(value, options));
+  }
+
+  #encode(value: unknown, options: EncodeOptions): EncodeResult {
     const types = this.#options.messageTypes;
     const root = options.messageType ?? (types.length === 1 ? types[0] : undefined);
     if (root === undefined) {
@@ -400,7 +400,7 @@ export class XsdCodec implements Codec {
     });
     if ("refused" in written) return { ok: false, issues: [written.refused] };
     if (written.issues.length > 0) return { ok: false, issues: written.issues };
-    const checked = await this.#validate(
+    const checked = this.#validate(
       selected,
       written.text,
       (line) => written.lines.get(line) ?? "",

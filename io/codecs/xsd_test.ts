@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { buildCodec, buildErrors, fixture, fixtureFiles, inlineFolder } from "./_testing.ts";
 import { xsdKind } from "./xsd.ts";
+import { schemaCompilations } from "./_xsd_validate.ts";
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 const text = (b: Uint8Array) => new TextDecoder().decode(b);
@@ -286,4 +287,39 @@ Deno.test("xsd kind: content models, extensions, groups and wildcards shape the 
   assert.ok(shape?.kind === "record");
   assert.equal(shape.open, true);
   assert.deepEqual(Object.keys(shape.fields), ["v", "flag", "id", "x", "y", "big", "self"]);
+});
+
+Deno.test("xsd: a schema is compiled once per deployment, never per message", async () => {
+  const before = schemaCompilations();
+  const codec = await orders();
+  const compiled = schemaCompilations() - before;
+  assert.ok(compiled >= 1);
+  const order = await fixture("order.xml");
+  const invalid = await fixture("order_invalid.xml");
+  const json = await fixture("order.json");
+  for (let i = 0; i < 20; i++) {
+    assert.equal((await codec.decode(order, "application/xml")).outcome, "OK");
+    assert.equal((await codec.decode(invalid, "application/xml")).outcome, "SOFT_ERRORS");
+    assert.equal((await codec.decode(json, "application/json")).outcome, "OK");
+  }
+  const reply = await codec.encode({ orderId: "AB-1234" }, { messageType: "Cancel" });
+  assert.equal(reply.ok, true);
+  assert.equal(schemaCompilations() - before, compiled);
+  await orders();
+  assert.equal(schemaCompilations() - before, 2 * compiled);
+});
+
+Deno.test("xsd kind: includes and imports come from the folder only, never a file or URL", async () => {
+  const real = new URL("../../tests/fixtures/codecs/schemas/orders/order.xsd", import.meta.url);
+  for (const location of [real.href, real.pathname, "http://127.0.0.1:9/x.xsd"]) {
+    const found = await buildErrors(
+      xsdKind,
+      inlineFolder({
+        "a.xsd":
+          `${XSD}\n<xs:include schemaLocation="${location}"/>\n<xs:element name="A" type="xs:string"/></xs:schema>`,
+      }, { schemaKind: "xsd" }),
+    );
+    assert.equal(found[0]?.code, "SUTRA.CONFIG.SCHEMA.INVALID", JSON.stringify(found));
+    assert.equal(found[0].source?.uri, "schemas/test/a.xsd");
+  }
 });
