@@ -24,6 +24,8 @@ import { join } from "node:path";
 import {
   benchArgs,
   benchLines,
+  cpuMeter,
+  type CpuUse,
   dropSchema,
   freshSchema,
   serverUrl,
@@ -61,13 +63,14 @@ async function preload(
 }
 
 /** The raw client: consume and ack every preloaded message; messages per second. */
-async function rawLoop(queue: string): Promise<number> {
+async function rawLoop(queue: string): Promise<{ rate: number; cpu: CpuUse }> {
   const connection = await amqp.connect(brokerUrl);
   try {
     const channel = await connection.createChannel();
     await channel.prefetch(prefetch);
     let first = 0;
     let seen = 0;
+    const meter = cpuMeter();
     const done = new Promise<number>((resolve) => {
       channel.consume(queue, (m) => {
         if (!m) return;
@@ -77,7 +80,8 @@ async function rawLoop(queue: string): Promise<number> {
       });
     });
     const last = await done;
-    return (messages - 1) / ((last - first) / 1000);
+    const rate = (messages - 1) / ((last - first) / 1000);
+    return { rate, cpu: meter.stop(rate) };
   } finally {
     await connection.close();
   }
@@ -121,7 +125,7 @@ async function statelessPackage(queue: string): Promise<string> {
 }
 
 /** The engine: deploy, then time the preloaded queue from first capture to last completion. */
-async function engineLoop(queue: string): Promise<number> {
+async function engineLoop(queue: string): Promise<{ rate: number; cpu: CpuUse }> {
   const schema = freshSchema();
   const dir = await statelessPackage(queue);
   const engine = await startBenchEngine({
@@ -142,12 +146,14 @@ async function engineLoop(queue: string): Promise<number> {
     let started = 0;
     while ((started = (await rows()).total) === 0) await new Promise((r) => setTimeout(r, 5));
     const first = performance.now();
+    const meter = cpuMeter();
     for (;;) {
       const { total, pending } = await rows();
       if (total >= 2 * messages && pending === 0) break;
       await new Promise((r) => setTimeout(r, 20));
     }
-    return (messages - started) / ((performance.now() - first) / 1000);
+    const rate = (messages - started) / ((performance.now() - first) / 1000);
+    return { rate, cpu: meter.stop(rate) };
   } finally {
     await engine.stop();
     await Deno.remove(dir, { recursive: true });
@@ -167,11 +173,14 @@ const engineQueue = `sutra-bench-engine-${tag}`;
 try {
   await preload(channel, rawQueue, messages);
   const raw = await rawLoop(rawQueue);
-  lines.rate("raw amqplib consume+ack", raw);
+  lines.rate("raw amqplib consume+ack", raw.rate, { ...raw.cpu });
   await preload(channel, engineQueue, messages);
   const engine = await engineLoop(engineQueue);
-  lines.rate("rabbitmq on-persist stateless", engine);
-  lines.record({ scenario: "ratio engine/raw", ratio: Math.round((engine / raw) * 1000) / 1000 });
+  lines.rate("rabbitmq on-persist stateless", engine.rate, { ...engine.cpu });
+  lines.record({
+    scenario: "ratio engine/raw",
+    ratio: Math.round((engine.rate / raw.rate) * 1000) / 1000,
+  });
 } finally {
   for (const q of [rawQueue, engineQueue, `${engineQueue}.dlq`]) {
     await channel.deleteQueue(q).catch(() => {});
