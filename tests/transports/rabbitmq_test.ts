@@ -226,6 +226,7 @@ rabbitTest(
         http: { add: () => {} },
         logger,
         resolveSecret: (reference) => Promise.resolve(reference),
+        payloadCapBytes: 1_000_000,
         ackHoldMs: 1000,
       },
       channel,
