@@ -1,6 +1,7 @@
 /**
  * Validates every q: element of a document against `xsd/q.xsd` with
- * libxml2 (npm:xmllint-wasm), in one call per document.
+ * libxml2 (npm:libxml2-wasm): the schema is compiled once per process and
+ * reused for every element of every document.
  *
  * Each top-level q: element becomes its own small document: the element's
  * exact source text, preceded by as many newlines as it had lines above it
@@ -9,7 +10,7 @@
  *
  * @module
  */
-import { validateXML } from "xmllint-wasm";
+import { compileSchema, type SchemaCompile } from "./xsd_validator.ts";
 import type { Diagnostic } from "../core/diagnostic.ts";
 import type { SourceText } from "./_source.ts";
 import type { XmlElement } from "./_xml.ts";
@@ -133,39 +134,54 @@ export async function validateQElements(
   options: QSchemaOptions,
 ): Promise<Diagnostic[]> {
   if (elements.length === 0) return [];
-  const files = elements.map((el, i) => ({
-    fileName: `q${i}.xml`,
-    contents: standalone(source, el),
-  }));
-  let result;
+  let compiled: SchemaCompile;
   try {
-    result = await validateXML({ xml: files, schema: [{ fileName: "q.xsd", contents: Q_SCHEMA }] });
+    compiled = await qSchema();
   } catch (error) {
-    return [{
-      code: "SUTRA.CONFIG.BPMN.Q_SCHEMA_UNAVAILABLE",
-      severity: "ERROR",
-      message: `the q: schema check could not run: ${errorMessage(error)}`,
-      source: { uri: options.uri, line: elements[0].line, column: elements[0].column },
-    }];
+    qCompile = undefined;
+    return [unavailable(options.uri, elements[0], errorMessage(error))];
   }
+  if (compiled.problems) {
+    return [unavailable(options.uri, elements[0], compiled.problems[0]?.message ?? "")];
+  }
+  const schema = compiled.schema;
   const diagnostics: Diagnostic[] = [];
-  for (const e of result.errors) {
-    if (!e.loc) continue; // "qN.xml fails to validate" summary lines
-    const index = Number(/^q(\d+)\.xml$/.exec(e.loc.fileName)?.[1]);
-    const line = e.loc.lineNumber;
-    const element = elements[index] ? byLine(elements[index]).get(line) : undefined;
-    const column = element?.column;
-    const message = readable(e.message);
-    const translation = TRANSLATIONS.find((t) => t.pattern.test(message));
-    diagnostics.push({
-      code: translation?.code ?? "SUTRA.CONFIG.BPMN.Q_SCHEMA",
-      severity: "ERROR",
-      message: translation ? translation.message(message.match(translation.pattern)!) : message,
-      source: column === undefined
-        ? { uri: options.uri, line }
-        : { uri: options.uri, line, column },
-      attributes: { element: `q:${element?.local ?? elements[index]?.local ?? ""}` },
-    });
-  }
+  elements.forEach((root, index) => {
+    const checked = schema.check(standalone(source, root));
+    const found = checked.malformed ? [checked.malformed] : checked.violations;
+    for (const e of found) {
+      const line = e.line;
+      const element = byLine(root).get(line);
+      const column = element?.column;
+      const message = readable(e.message);
+      const translation = TRANSLATIONS.find((t) => t.pattern.test(message));
+      diagnostics.push({
+        code: translation?.code ?? "SUTRA.CONFIG.BPMN.Q_SCHEMA",
+        severity: "ERROR",
+        message: translation ? translation.message(message.match(translation.pattern)!) : message,
+        source: column === undefined
+          ? { uri: options.uri, line }
+          : { uri: options.uri, line, column },
+        attributes: { element: `q:${element?.local ?? elements[index]?.local ?? ""}` },
+      });
+    }
+  });
   return diagnostics;
+}
+
+let qCompile: Promise<SchemaCompile> | undefined;
+
+/** `xsd/q.xsd`, compiled by libxml2 on first use and kept for the process. */
+function qSchema(): Promise<SchemaCompile> {
+  qCompile ??= compileSchema(new Map([["q.xsd", Q_SCHEMA]]), "q.xsd");
+  return qCompile;
+}
+
+function unavailable(uri: string, first: XmlElement, reason: string): Diagnostic {
+  return {
+    code: "SUTRA.CONFIG.BPMN.Q_SCHEMA_UNAVAILABLE",
+    severity: "ERROR",
+    message: `the q: schema check could not run: ${reason}`,
+    source: { uri, line: first.line, column: first.column },
+  };
 }

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { readBpmn } from "./reader.ts";
 import { validateQElements } from "./q_schema.ts";
+import { schemaCompilations } from "./xsd_validator.ts";
 
 async function check(extensions: string) {
   const text =
@@ -54,4 +55,14 @@ Deno.test("violations point at the line the offending element starts on", async 
 
 Deno.test("nothing to check means no validator run", async () => {
   assert.deepEqual(await check(""), []);
+});
+
+Deno.test("the q: schema is compiled once per process, not per document", async () => {
+  await check(`<q:alias name="k" expression="payload.id"/>`);
+  const before = schemaCompilations();
+  for (let i = 0; i < 5; i++) {
+    assert.equal((await check(`<q:alias name="k" expression="payload.id"/>`)).length, 0);
+    assert.equal((await check(`<q:alias expression="payload.id"/>`)).length, 1);
+  }
+  assert.equal(schemaCompilations(), before);
 });

@@ -39,7 +39,11 @@ import {
   utf8,
 } from "./_text.ts";
 import { parseXmlTree, type XmlNode } from "./_xml_tree.ts";
-import { type CompiledSchema, compileSchema, type Libxml2Message } from "./_xsd_validate.ts";
+import {
+  type CompiledSchema,
+  compileSchema,
+  type Libxml2Message,
+} from "../../engine/bpmn/xsd_validator.ts";
 import { viewXml } from "./_xml_view.ts";
 import { writeXml } from "./_xml_write.ts";
 import { clark, compileXsdModel, type XsdElement, type XsdModel } from "./_xsd_model.ts";

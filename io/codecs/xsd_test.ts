@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { buildCodec, buildErrors, fixture, fixtureFiles, inlineFolder } from "./_testing.ts";
 import { xsdKind } from "./xsd.ts";
-import { schemaCompilations } from "./_xsd_validate.ts";
+import { schemaCompilations } from "../../engine/bpmn/xsd_validator.ts";
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 const text = (b: Uint8Array) => new TextDecoder().decode(b);

@@ -1,7 +1,8 @@
 /**
- * XSD validation on libxml2 (npm:libxml2-wasm): a schema is compiled once
- * into a validator that is reused for every document, and each document is
- * parsed, validated and freed within one synchronous call.
+ * XSD validation on libxml2 (npm:libxml2-wasm), shared by the loader's q:
+ * check and the XSD codecs: a schema is compiled once into a validator that
+ * is reused for every document, and each document is parsed, validated and
+ * freed within one synchronous call.
  *
  * `xs:include` and `xs:import` are served only from the files handed to
  * {@link compileSchema}, through libxml2's input-provider hook: every other
