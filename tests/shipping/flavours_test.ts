@@ -117,16 +117,8 @@ Deno.test("flavour flags: none may run programs; file may bind its listener and 
   });
 });
 
-Deno.test("the http flavour boots on the embedded database under its own flags", async () => {
-  await bootsAndServesHealth("http");
-});
-
-Deno.test("the file flavour boots with no network permission beyond its listener", async () => {
-  await bootsAndServesHealth("file");
-});
-
-Deno.test("the full flavour boots under its own flags", async () => {
-  await bootsAndServesHealth("full");
+Deno.test("each flavour (http, file, full) boots on the embedded database under its own flags", async () => {
+  await Promise.all(["http", "file", "full"].map(bootsAndServesHealth));
 });
 
 Deno.test("the file flavour asked to reach a database server fails with a diagnostic, no stack trace", async () => {
