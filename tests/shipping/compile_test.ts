@@ -19,7 +19,15 @@ Deno.test("deno task compile: an unknown flavour or option exits 2 with one line
     flavour.output.trim(),
     "ERROR SUTRA.BUILD.FLAVOUR_UNKNOWN: no flavour 'tiny' (known: full, http, file)",
   );
-  const transport = await compile(["--transports", "http,carrier-pigeon", "--roots-only"]);
+  const out = await Deno.makeTempDir({ prefix: "sutra-compile-" });
+  const transport = await compile([
+    "--transports",
+    "http,carrier-pigeon",
+    "--roots-only",
+    "--out",
+    out,
+  ]);
+  await Deno.remove(out, { recursive: true });
   assert.equal(transport.code, 2);
   assert.match(transport.output, /SUTRA\.BUILD\.TRANSPORT_UNKNOWN: .*'carrier-pigeon'/);
   const option = await compile(["--falvour", "file"]);
@@ -29,12 +37,7 @@ Deno.test("deno task compile: an unknown flavour or option exits 2 with one line
 
 Deno.test("deno task compile: DENORT_BIN naming no file is one line, exit 1", async () => {
   await withTempDir(async (dir) => {
-    const run = await compile([
-      "--flavour",
-      "file",
-      "--out",
-      `${ROOT}dist/test-${crypto.randomUUID()}`,
-    ], {
+    const run = await compile(["--flavour", "file", "--out", `${dir}/out`], {
       DENORT_BIN: `${dir}/denort`,
     });
     assert.equal(run.code, 1, run.output);
@@ -51,7 +54,7 @@ Deno.test({
   name: "deno task compile: without DENORT_BIN and no download, one line saying so, exit 1",
   ignore: Deno.env.get("DENORT_BIN") !== undefined,
   async fn() {
-    const out = `${ROOT}dist/test-${crypto.randomUUID()}`;
+    const out = await Deno.makeTempDir({ prefix: "sutra-compile-" });
     try {
       const run = await compile(["--flavour", "file", "--out", out]);
       if (run.code === 0) return; // This machine could download denort: nothing to explain.
