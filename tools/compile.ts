@@ -41,10 +41,11 @@ import {
 
 /**
  * Files a compiled binary loads by URL or path at run time, which `deno compile`
- * cannot find from the imports alone: the xmllint worker module, and (via
- * {@link sourceReads}) the npm packages that read their wasm and data files.
+ * cannot find from the imports alone (none of the project's own modules
+ * today), besides (via {@link sourceReads}) the npm packages that read their
+ * wasm and data files.
  */
-export const RUNTIME_INCLUDES: readonly string[] = ["io/codecs/_xmllint_worker.ts"];
+export const RUNTIME_INCLUDES: readonly string[] = [];
 
 /** One engine build the task will make. */
 export interface FlavourBuild {
