@@ -38,11 +38,11 @@ async function movedAlias(options: BootOptions): Promise<void> {
     const resumed = await post(engine, "/channels/approval-decision", decision, KEY);
     assert.equal(resumed.status, 200, JSON.stringify(resumed.body));
     assert.deepEqual(resumed.body.instances, [{ instanceId: second, status: "COMPLETED" }]);
-    assert.equal(await statusOf(engine, first), "RUNNING");
+    assert.equal(await statusOf(engine, first), "WAITING");
     // The retired value leads nowhere now, guess or no guess.
     const stray = await post(engine, "/channels/approval-decision", decision, KEY);
     assert.equal(stray.status, 404, JSON.stringify(stray.body));
-    assert.equal(await statusOf(engine, first), "RUNNING");
+    assert.equal(await statusOf(engine, first), "WAITING");
   });
 }
 

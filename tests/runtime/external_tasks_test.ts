@@ -230,7 +230,7 @@ Deno.test("lock expiry: a second worker takes the task, the first one's completi
       409,
       "SUTRA.EXTERNAL_TASK.LOCK_EXPIRED",
     ]);
-    assert.equal(await instanceStatus(engine, instanceId), "RUNNING");
+    assert.equal(await instanceStatus(engine, instanceId), "WAITING");
     const done = await complete(engine, second.id, { workerId: "fast", result: { ref: "R-6" } });
     assert.equal(done.status, 200, JSON.stringify(done.body));
   });
