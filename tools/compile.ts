@@ -39,14 +39,6 @@ import {
   type TransportEntry,
 } from "./flavours.ts";
 
-/**
- * Files a compiled binary loads by URL or path at run time, which `deno compile`
- * cannot find from the imports alone (none of the project's own modules
- * today), besides (via {@link sourceReads}) the npm packages that read their
- * wasm and data files.
- */
-export const RUNTIME_INCLUDES: readonly string[] = [];
-
 /** One engine build the task will make. */
 export interface FlavourBuild {
   readonly flavour: string;
@@ -209,10 +201,8 @@ export async function prepareFlavours(
 /** The `deno compile` argument lists: one per engine flavour, then the CLI. */
 export function compileCommands(builds: readonly FlavourBuild[], out: string): string[][] {
   const config = new URL("deno.json", REPO_ROOT).pathname;
-  const includes = [
-    ...RUNTIME_INCLUDES.map((p) => new URL(p, REPO_ROOT).pathname),
-    ...sourceReads(),
-  ].flatMap((p) => ["--include", p]);
+  // The npm packages that read their wasm and data files by path, which imports alone do not carry.
+  const includes = sourceReads().flatMap((p) => ["--include", p]);
   return [
     ...builds.map((b) => [
       "compile",

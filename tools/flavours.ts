@@ -128,7 +128,7 @@ export interface BuildSettings {
 }
 
 /** npm packages that read their own wasm and data files at run time. */
-const FILE_READING_PACKAGES = ["@electric-sql/pglite", "xmllint-wasm", "libxml2-wasm"];
+const FILE_READING_PACKAGES = ["@electric-sql/pglite", "libxml2-wasm"];
 
 /**
  * The folders a run from source must read besides its modules: the npm
