@@ -300,12 +300,16 @@ export class XsdCodec implements Codec {
     if (selected === undefined) {
       return decoded(viewXml(root).payload, [undeclared(root.local)], root.local);
     }
-    const view = viewXml(root, selected.declaration, { track: true });
-    const byLine = elementsByLine(root);
+    const view = viewXml(root, selected.declaration);
+    // Locating is only needed for a document with violations, so it is built then.
+    let pointers: ReadonlyMap<XmlNode, string> | undefined;
+    let byLine: Map<number, XmlNode[]> | undefined;
     const checked = this.#validate(selected, asUtf8Document(text.text), (line, element) => {
+      pointers ??= viewXml(root, selected.declaration, { track: true }).pointers;
+      byLine ??= elementsByLine(root);
       const candidates = byLine.get(line) ?? [];
       const node = candidates.find((n) => n.local === element) ?? candidates[0];
-      return (node && view.pointers.get(node)) ?? "";
+      return (node && pointers.get(node)) ?? "";
     });
     if (checked.fatal) return fatal(checked.fatal, root.local);
     return decoded(view.payload, checked.issues, root.local);
