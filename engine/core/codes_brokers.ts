@@ -18,5 +18,5 @@ export const BROKER_CODES = {
   "SUTRA.BROKER.REDELIVERY_EXHAUSTED":
     "A message was refused transiently on every delivery its channel's budget allows; it was dead-lettered.",
   "SUTRA.BROKER.REPLY_FAILED":
-    "The reply to a request could not be published to its reply-to address; the request is requeued.",
+    "A reply a broker transport publishes itself (no outbox reply route) was not confirmed; the request is requeued.",
 } as const;

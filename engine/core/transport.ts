@@ -75,6 +75,22 @@ export interface InboundDelivery {
    * transport then acts on the outcome itself).
    */
   readonly deferral?: DeferredAck;
+  /**
+   * Where the answer to this message goes (a broker's `reply-to`). When set,
+   * the first `q:reply` of each step the message runs is written to the
+   * outbox as a message to {@link ReplyRoute.destination}, in the step's own
+   * commit: it is sent (by that destination's sink) even if the engine dies
+   * right after the commit, and a redelivered copy answered by inbox
+   * deduplication does not send it twice.
+   */
+  readonly replyTo?: ReplyRoute;
+}
+
+/** Where a delivery's answer goes, and the headers it carries (a correlation id). */
+export interface ReplyRoute {
+  /** An outbox destination, e.g. `rabbitmq:///<reply-queue>`. */
+  readonly destination: string;
+  readonly headers: Readonly<Record<string, string>>;
 }
 
 /** The late answer to a deferred delivery. */

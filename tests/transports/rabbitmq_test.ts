@@ -110,28 +110,30 @@ rabbitTest(
   },
 );
 
-rabbitTest(
-  "rabbitmq reply-to: the q:reply is published to the reply queue with the correlation id",
-  async (url) => {
-    await withRabbit(url, "reply", { ackMode: "on-complete" }, async ({ broker, q }) => {
-      const replies = `${q}.replies`;
-      await broker.queue(replies);
-      try {
-        await broker.send(`${q}.orders`, { orderId: "r1" }, {
-          messageId: "m-r1",
-          replyTo: replies,
-          correlationId: "corr-1",
-        });
-        const [reply] = await broker.await(replies, 1);
-        assert.deepEqual(JSON.parse(reply.body), { orderId: "r1", accepted: true });
-        assert.equal(reply.properties.correlationId, "corr-1");
-        assert.match(String(reply.properties.contentType), /application\/json/);
-      } finally {
-        await broker.channel.deleteQueue(replies).catch(() => {});
-      }
-    });
-  },
-);
+for (const ackMode of ["on-complete", "on-persist"] as const) {
+  rabbitTest(
+    `rabbitmq reply-to (${ackMode}): the q:reply goes to the reply queue with the correlation id`,
+    async (url) => {
+      await withRabbit(url, "reply", { ackMode }, async ({ broker, q }) => {
+        const replies = `${q}.replies`;
+        await broker.queue(replies);
+        try {
+          await broker.send(`${q}.orders`, { orderId: "r1" }, {
+            messageId: "m-r1",
+            replyTo: replies,
+            correlationId: "corr-1",
+          });
+          const [reply] = await broker.await(replies, 1);
+          assert.deepEqual(JSON.parse(reply.body), { orderId: "r1", accepted: true });
+          assert.equal(reply.properties.correlationId, "corr-1");
+          assert.match(String(reply.properties.contentType), /application\/json/);
+        } finally {
+          await broker.channel.deleteQueue(replies).catch(() => {});
+        }
+      });
+    },
+  );
+}
 
 rabbitTest(
   "rabbitmq poison: a malformed message is dead-lettered with its diagnostic, not retried",

@@ -121,7 +121,7 @@ export type Advanced =
   };
 
 /** The parts of the commit a resumed step adds: the consumed capture, the dedup identity, the delivery's hold. */
-export type ResumeCommit = Pick<CommitTarget, "capture" | "dedup" | "hold" | "inbound">;
+export type ResumeCommit = Pick<CommitTarget, "capture" | "dedup" | "hold" | "inbound" | "replyTo">;
 
 /** Options for {@link advanceInstance}. */
 export interface AdvanceOptions extends StepContext {

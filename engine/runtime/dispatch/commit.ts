@@ -22,7 +22,7 @@ import type { ExecutionPlan } from "../../bpmn/mod.ts";
 import { type Diagnostic, diagnostic, DiagnosticError } from "../../core/diagnostic.ts";
 import { isConflict } from "../../core/datastore.ts";
 import { isTransientStoreError, type StepStores } from "../../datastore/mod.ts";
-import type { DeliveryOutcome } from "../../core/transport.ts";
+import type { DeliveryOutcome, ReplyRoute } from "../../core/transport.ts";
 import { encodeSnapshotText, type StepResult } from "../../executor/mod.ts";
 import type { Database, Transaction } from "../../persistence/mod.ts";
 import type { ActiveDeployment } from "../deployments/registry.ts";
@@ -35,6 +35,7 @@ import {
   type StepCommit,
 } from "../instances/repository.ts";
 import { type EncodeContext, outboxRows, replyOf } from "./encode.ts";
+import { replyRows } from "./reply_route.ts";
 import { groupCommitOf } from "./group_commit.ts";
 import { aliasPredictionsOf } from "./alias_predictions.ts";
 import { type Capture, markCaptured } from "./inbox.ts";
@@ -68,6 +69,8 @@ export interface CommitTarget {
   readonly also?: (tx: Transaction) => Promise<unknown>;
   /** The deferred acknowledgement of the delivery the step consumed, named before the commit. */
   readonly hold?: AckHold;
+  /** Where the step's `q:reply` goes as an outbox row (the delivery's reply-to). */
+  readonly replyTo?: ReplyRoute;
   /** The CloudEvents mode the consumed message arrived in (a `match-inbound` reply follows it). */
   readonly inbound?: EncodeContext["inbound"];
 }
@@ -126,7 +129,10 @@ async function commitAndAnswer(
     processId: t.processId,
     state,
     effects,
-    outbox: outboxRows(effects, { ...t, clock: o.clock }),
+    outbox: [
+      ...outboxRows(effects, { ...t, clock: o.clock }),
+      ...replyRows(t.replyTo, effects, { ...t, clock: o.clock }),
+    ],
     owner: t.owner,
     admission: t.admission,
     journal: o.auditJournal === true,

@@ -126,6 +126,8 @@ interface Screened {
   readonly admitted: Admitted;
   /** The sender's own idempotency key, when the transport supplied one. */
   readonly idempotencyKey?: string;
+  /** Where the step's `q:reply` goes as an outbox row (a broker's reply-to). */
+  readonly replyTo?: InboundDelivery["replyTo"];
 }
 
 /** A refusal: nothing was written. */
@@ -496,6 +498,7 @@ export class Dispatcher {
       message,
       admitted,
       ...(delivery.idempotencyKey === undefined ? {} : { idempotencyKey: delivery.idempotencyKey }),
+      ...(delivery.replyTo === undefined ? {} : { replyTo: delivery.replyTo }),
     };
     if (channel.ackMode === "on-persist" && !receipt) {
       return await captureInbound(this.#o.db, channel, delivery, (c) => this.runCaptured(c));
@@ -621,6 +624,7 @@ export async function runStart(o: DispatcherOptions, w: StartWork): Promise<Deli
     dedup: w.dedup,
     hold: w.hold,
     inbound: inboundCloudEventMode(screened.message.headers),
+    replyTo: screened.replyTo,
     admission: {
       channel: screened.channel.decl.name,
       cap: screened.channel.decl.maxConcurrentInstances,
@@ -657,6 +661,7 @@ async function runResume(
     dedup: w.dedup,
     hold: w.hold,
     inbound: inboundCloudEventMode(w.screened.message.headers),
+    replyTo: w.screened.replyTo,
   });
   switch (advanced.kind) {
     case "committed":

@@ -34,11 +34,11 @@
  * // ack / requeue / publish to the dead-letter destination with deadLetterHeaders(...), then ack
  * ```
  *
- * Request/reply: a transport that hears a reply destination on the inbound
- * message (AMQP `reply-to`) publishes the on-complete outcome's `reply`
- * there with the message's correlation id (`correlation-id`, else its
- * message id) before it acknowledges the message: a crash in between
- * redelivers the request, which inbox dedup answers without running again.
+ * Request/reply: a transport that hears a reply address on the inbound
+ * message (AMQP `reply-to`) passes it as `InboundDelivery.replyTo` (an
+ * outbox destination of its own scheme plus the correlation header); the
+ * engine writes the step's `q:reply` to the outbox for it, in the step's
+ * commit, and the transport's sink publishes it.
  *
  * @module
  */

@@ -9,7 +9,6 @@
  * @module
  */
 import type { Diagnostic } from "../../../engine/core/diagnostic.ts";
-import { diagnostic } from "../../../engine/core/diagnostic.ts";
 import { errorMessage } from "../../../engine/core/errors.ts";
 import type { Logger } from "../../../engine/core/log.ts";
 import type {
@@ -33,13 +32,13 @@ import {
   amqp,
   type AmqpChannel,
   type AmqpConnection,
-  amqpHeaders,
   type AmqpMessage,
   deliveryHeaders,
   priorDeliveries,
   publishConfirmed,
 } from "./_amqp.ts";
-import { isSecretReference, type RabbitChannelOptions } from "./options.ts";
+import { connectionUrl, type RabbitChannelOptions } from "./options.ts";
+import { replyDestination } from "./sink.ts";
 
 const STOPPED = Symbol("stopped");
 /** Neither ack nor nack: the consumer is stopping and the broker requeues the message on close. */
@@ -51,14 +50,6 @@ export interface ConsumerOptions {
   readonly channel: BoundChannel;
   readonly options: RabbitChannelOptions;
   readonly logger: Logger;
-}
-
-/** Resolves a channel's connection URL (a secret reference or a literal). */
-export async function connectionUrl(
-  context: TransportContext,
-  url: string,
-): Promise<string> {
-  return isSecretReference(url) ? await context.resolveSecret(url) : url;
 }
 
 /** Declares the queue (and its exchange binding and dead-letter queue) unless `declare: false`. */
@@ -184,7 +175,7 @@ export class ChannelConsumer {
   async #handle(ch: AmqpChannel, message: AmqpMessage): Promise<void> {
     const name = this.#o.channel.declaration.name;
     try {
-      const verdict = await this.#verdict(ch, message);
+      const verdict = await this.#verdict(message);
       await this.#act(ch, message, verdict);
     } catch (error) {
       // The channel is gone (connection lost): the broker requeues the message itself.
@@ -203,7 +194,7 @@ export class ChannelConsumer {
     });
   }
 
-  async #verdict(ch: AmqpChannel, message: AmqpMessage): Promise<BrokerVerdict | typeof ABANDON> {
+  async #verdict(message: AmqpMessage): Promise<BrokerVerdict | typeof ABANDON> {
     const channel = this.#o.channel;
     const onComplete = channel.ackMode === "on-complete";
     let heard: (v: AckVerdict) => void = () => {};
@@ -211,10 +202,6 @@ export class ChannelConsumer {
     const delivery = this.#delivery(message, onComplete ? { settle: (v) => heard(v) } : undefined);
     if ("code" in delivery) return { action: "dead-letter", diagnostic: delivery };
     const outcome: DeliveryOutcome = await this.#o.context.deliver(delivery);
-    if (outcome.kind === "settled" && outcome.reply) {
-      const replied = await this.#reply(ch, message, outcome.reply);
-      if (replied) return { action: "requeue", diagnostic: replied };
-    }
     if (outcome.kind === "settled" && onComplete) {
       // Stopping drops the engine's holds unsettled: leave the message to the broker.
       const heardOrStopped = await Promise.race([deferred, this.#stopped()]);
@@ -232,48 +219,33 @@ export class ChannelConsumer {
     const o = this.#o.options;
     const key = headers[o.idempotencyHeader];
     const contentType = message.properties.contentType as string | undefined;
+    const channel = this.#o.channel.declaration.name;
+    // The answer carries the request's correlation id, else its message id.
+    const replyTo = message.properties.replyTo as string | undefined;
+    const correlationId = headers["correlation-id"] ?? headers["message-id"];
+    const reply: Record<string, string> = correlationId ? { "correlation-id": correlationId } : {};
     const delivery: InboundDelivery = {
-      channel: this.#o.channel.declaration.name,
+      channel,
       body: new Uint8Array(message.content),
       headers,
       ...(contentType === undefined ? {} : { contentType }),
       ...(key === undefined || key === "" ? {} : { idempotencyKey: key }),
       ...(deferral ? { deferral } : {}),
+      ...(replyTo
+        ? { replyTo: { destination: replyDestination(replyTo, channel), headers: reply } }
+        : {}),
     };
     const structured = this.#o.channel.declaration.cloudeventsMode === "structured" ||
       isStructuredCloudEvent(contentType);
     if (!structured) return delivery;
     const unwrapped = unwrapCloudEvent(delivery);
     if ("code" in unwrapped) return unwrapped;
-    return { ...delivery, ...unwrapped, ...(deferral ? { deferral } : {}) };
-  }
-
-  /** Publishes the step's reply to `reply-to`; answers the diagnostic when it could not. */
-  async #reply(
-    ch: AmqpChannel,
-    message: AmqpMessage,
-    reply: NonNullable<Extract<DeliveryOutcome, { kind: "settled" }>["reply"]>,
-  ): Promise<Diagnostic | undefined> {
-    const replyTo = message.properties.replyTo as string | undefined;
-    if (!replyTo) return undefined;
-    const correlationId = (message.properties.correlationId ?? message.properties.messageId) as
-      | string
-      | undefined;
-    try {
-      await publishConfirmed(ch, { exchange: "", routingKey: replyTo }, reply.body, {
-        persistent: true,
-        headers: amqpHeaders(reply.headers),
-        ...(reply.contentType === undefined ? {} : { contentType: reply.contentType }),
-        ...(correlationId === undefined ? {} : { correlationId }),
-      });
-      return undefined;
-    } catch (error) {
-      return diagnostic(
-        "SUTRA.BROKER.REPLY_FAILED",
-        `the reply to '${replyTo}' was not confirmed: ${errorMessage(error)}`,
-        { attributes: { channel: this.#o.channel.declaration.name, replyTo } },
-      );
-    }
+    return {
+      ...delivery,
+      ...unwrapped,
+      ...(deferral ? { deferral } : {}),
+      ...(delivery.replyTo ? { replyTo: delivery.replyTo } : {}),
+    };
   }
 
   /** Carries a verdict out; a requeue past the budget becomes a dead-letter. */

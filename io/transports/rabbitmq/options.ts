@@ -25,7 +25,7 @@
  */
 import type { Diagnostic } from "../../../engine/core/diagnostic.ts";
 import { diagnostic } from "../../../engine/core/diagnostic.ts";
-import type { BoundChannel } from "../../../engine/core/transport.ts";
+import type { BoundChannel, TransportContext } from "../../../engine/core/transport.ts";
 import { OptionReader } from "../_broker/mod.ts";
 
 /** Every key a rabbitmq channel's options may hold. */
@@ -115,4 +115,12 @@ function invalid(channel: string, option: string, why: string): Diagnostic {
 /** True when `url` is a secret reference rather than a literal URL. */
 export function isSecretReference(url: string): boolean {
   return /^(env:|secret:|\$\{)/.test(url) || !/^amqps?:\/\//.test(url);
+}
+
+/** Resolves a channel's connection URL (a secret reference or a literal). */
+export async function connectionUrl(
+  context: TransportContext,
+  url: string,
+): Promise<string> {
+  return isSecretReference(url) ? await context.resolveSecret(url) : url;
 }

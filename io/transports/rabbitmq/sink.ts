@@ -29,8 +29,7 @@ import {
   amqpHeaders,
   publishConfirmed,
 } from "./_amqp.ts";
-import { connectionUrl } from "./consumer.ts";
-import { readRabbitOptions } from "./options.ts";
+import { connectionUrl, readRabbitOptions } from "./options.ts";
 
 /** The destination scheme. */
 export const RABBITMQ_SCHEME = "rabbitmq";
@@ -38,17 +37,25 @@ export const RABBITMQ_SCHEME = "rabbitmq";
 /** The exchange and routing key a destination names, or undefined when it names none. */
 export function parseDestination(
   destination: string,
-): { exchange: string; routingKey: string } | undefined {
-  const match = /^rabbitmq:\/\/([^/?#]*)(?:\/([^?#]*))?$/.exec(destination.trim());
+): { exchange: string; routingKey: string; channel?: string } | undefined {
+  const match = /^rabbitmq:\/\/([^/?#]*)(?:\/([^?#]*))?(?:\?channel=([^&#]+))?$/.exec(
+    destination.trim(),
+  );
   if (!match) return undefined;
   try {
     return {
       exchange: decodeURIComponent(match[1]),
       routingKey: decodeURIComponent(match[2] ?? ""),
+      ...(match[3] === undefined ? {} : { channel: decodeURIComponent(match[3]) }),
     };
   } catch {
     return undefined;
   }
+}
+
+/** The destination a reply to a message from `channel` goes to: its reply queue, on that channel's broker. */
+export function replyDestination(replyTo: string, channel: string): string {
+  return `rabbitmq:///${encodeURIComponent(replyTo)}?channel=${encodeURIComponent(channel)}`;
 }
 
 /** A publisher holding one connection and confirm channel, opened on first use and after a loss. */
@@ -67,11 +74,13 @@ export class RabbitPublisher {
     message: OutboundMessage,
   ): Promise<void> {
     const { channel } = await this.#channel();
+    const { "correlation-id": correlationId, ...headers } = message.headers;
     await publishConfirmed(channel, target, message.body, {
       persistent: true,
       mandatory: true,
       messageId: message.idempotencyKey,
-      headers: amqpHeaders(message.headers),
+      headers: amqpHeaders(headers),
+      ...(correlationId === undefined ? {} : { correlationId }),
       ...(message.contentType === undefined ? {} : { contentType: message.contentType }),
     });
     // The broker returns an unroutable mandatory message before it confirms it.
@@ -125,6 +134,15 @@ export class RabbitPublisher {
   }
 }
 
+/** The broker URL of a destination naming its channel (a reply), else the sink's own. */
+async function brokerOf(context: TransportContext, channel: string | undefined): Promise<string> {
+  const named = channel === undefined
+    ? undefined
+    : context.channels().find((c) => c.declaration.name === channel);
+  if (!named) return await sinkUrl(context);
+  return await connectionUrl(context, readRabbitOptions(named).options.url);
+}
+
 /** The broker URL the sink publishes to. */
 async function sinkUrl(context: TransportContext): Promise<string> {
   try {
@@ -143,10 +161,18 @@ async function sinkUrl(context: TransportContext): Promise<string> {
 }
 
 /** The sink of one running engine. */
-export function rabbitSink(context: TransportContext, publisher?: RabbitPublisher): RemoteSink & {
+export function rabbitSink(context: TransportContext): RemoteSink & {
   close(): Promise<void>;
 } {
-  const p = publisher ?? new RabbitPublisher(() => sinkUrl(context));
+  // One publisher per broker; most engines talk to one.
+  const publishers = new Map<string, RabbitPublisher>();
+  const publisherFor = async (channel: string | undefined) => {
+    const url = await brokerOf(context, channel);
+    let p = publishers.get(url);
+    if (!p) publishers.set(url, p = new RabbitPublisher(() => Promise.resolve(url)));
+    return p;
+  };
+
   return {
     name: RABBITMQ_SCHEME,
     async send(message: OutboundMessage): Promise<SinkResult> {
@@ -159,7 +185,7 @@ export function rabbitSink(context: TransportContext, publisher?: RabbitPublishe
         };
       }
       try {
-        await p.publish(target, message);
+        await (await publisherFor(target.channel)).publish(target, message);
         return { outcome: "delivered" };
       } catch (error) {
         return {
@@ -168,6 +194,8 @@ export function rabbitSink(context: TransportContext, publisher?: RabbitPublishe
         };
       }
     },
-    close: () => p.close(),
+    close: async () => {
+      await Promise.all([...publishers.values()].map((p) => p.close()));
+    },
   };
 }
