@@ -12,8 +12,8 @@
  * `redelivered`. Limits of the in-process count: it restarts at each engine
  * restart and each replica counts on its own, so a message can be seen up
  * to `budget × replicas` times (plus once per restart) before it is
- * dead-lettered; a message without an id is never dead-lettered for its
- * budget on a classic queue. Use a quorum queue where that matters.
+ * dead-lettered. A transport should key a message without an id by its
+ * content. Use a quorum queue where an exact bound matters.
  *
  * @module
  */

@@ -256,10 +256,12 @@ export class ChannelConsumer {
   ): Promise<void> {
     // Unacknowledged, it returns to the queue when the connection closes.
     if (verdict === ABANDON) return;
-    const messageId = message.properties.messageId as string | undefined;
+    // A message without an id is counted by its content, so it too cannot loop forever.
+    const messageId = (message.properties.messageId as string | undefined) ??
+      await contentKey(message.content);
     if (verdict.action === "requeue") {
       const n = this.#budget.count({
-        ...(messageId === undefined ? {} : { messageId }),
+        messageId,
         ...(priorDeliveries(message) === undefined
           ? {}
           : { priorDeliveries: priorDeliveries(message) }),
@@ -328,4 +330,12 @@ export class ChannelConsumer {
       },
     );
   }
+}
+
+/** A stable key for a message's content (SHA-256, hex). */
+async function contentKey(content: Uint8Array): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new Uint8Array(content));
+  return `sha256:${
+    Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("")
+  }`;
 }
