@@ -347,7 +347,7 @@ export const CODES = {
   "SUTRA.DEPLOY.LOAD_FAILED":
     "A stored deployment cannot be loaded at boot and is not served (log only).",
   "SUTRA.DEPLOY.NOTIFY_UNSUPPORTED":
-    "A deploy's notify= names a broker, and this build links no broker transport (400).",
+    "A deploy's notify= is not a destination, or no linked transport delivers to its scheme (400).",
   "SUTRA.DEPLOY.PENDING_TAKEN_OVER":
     "An async deploy stayed pending past sutra.deployments.pending-takeover; this replica activates it again (log only).",
   "SUTRA.DEPLOY.TENANT_MISMATCH":

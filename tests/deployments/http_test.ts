@@ -204,13 +204,13 @@ Deno.test("a deploy with callbacks queues its completion event for each, once se
     assert.equal(failed[0].data.error.code, "SUTRA.DEPLOY.LINT_FAILED");
   }));
 
-Deno.test("a malformed callback or a broker notify is refused and stores nothing", () =>
+Deno.test("a malformed callback or a notify no linked transport serves is refused and stores nothing", () =>
   withEngine(async (engine) => {
     const a = await sealRevision();
     const refused = await send(
       engine,
       "POST",
-      "/admin/deployments?async=true&callback=ftp%3A%2F%2Fx&notify=kafka%3A%2F%2Fb%2Fdeploys",
+      "/admin/deployments?async=true&callback=ftp%3A%2F%2Fx&notify=nosuch%3A%2F%2Fb%2Fdeploys",
       { body: a.bytes },
     );
     assert.equal(refused.status, 400);
