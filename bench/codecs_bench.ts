@@ -12,9 +12,9 @@
  *   bytes plus the same bare libxml2-wasm parse + validation of the 2 KB XML;
  * - `codecs.xsd.decode-xml-2kb-16-in-flight`: the XML case with sixteen
  *   decodes in flight, as a busy channel runs them;
- * - `codecs.xml.saxes-parse-2kb`: a bare saxes parse of the XML bytes (what
- *   the codec's typed view is built from), against the bare libxml2-wasm
- *   parse + validation.
+ * - `codecs.xml.saxes-parse-2kb`: a bare saxes parse of the XML bytes (the
+ *   JavaScript reader the plain XML codec uses), against the bare
+ *   libxml2-wasm parse + validation.
  *
  *     deno run -P=bench bench/codecs_bench.ts [N]
  *

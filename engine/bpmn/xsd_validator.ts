@@ -15,6 +15,7 @@
  * @module
  */
 import type * as Libxml2 from "libxml2-wasm";
+import type * as Structs from "libxml2-wasm/lib/libxml2.mjs";
 
 /** The file name a document's messages are reported under. */
 export const DOCUMENT = "payload.xml";
@@ -48,11 +49,14 @@ export type SchemaCompile =
   | { readonly schema?: undefined; readonly problems: readonly Libxml2Message[] };
 
 type Library = typeof Libxml2;
+type Loaded = { readonly lib: Library; readonly structs: typeof Structs };
 
 /** Where compiled schemas' files live for libxml2 (`sutra-xsd://<compile>/<file>`). */
 const SCHEME = "sutra-xsd://";
 
-let library: Promise<Library> | undefined;
+let library: Promise<Loaded> | undefined;
+/** The library once loaded: a codec exists only after a compile, so its messages find it here. */
+let loaded: Loaded | undefined;
 /** Files libxml2 may open, by URL; present only while their schema compiles. */
 const served = new Map<string, Uint8Array>();
 const open = new Map<number, { bytes: Uint8Array; at: number }>();
@@ -60,8 +64,12 @@ let nextHandle = 0;
 let nextCompile = 0;
 let compilations = 0;
 
-function load(): Promise<Library> {
-  library ??= import("libxml2-wasm").then((lib) => {
+function load(): Promise<Loaded> {
+  library ??= Promise.all([
+    import("libxml2-wasm"),
+    // The library's own struct readers: a parsed tree is read without a wrapper object per node.
+    import("libxml2-wasm/lib/libxml2.mjs"),
+  ]).then(([lib, structs]) => {
     // Matching every name keeps libxml2 away from its own loaders (files, network).
     lib.xmlRegisterInputProvider({
       match: () => true,
@@ -81,7 +89,8 @@ function load(): Promise<Library> {
       },
       close: (handle) => open.delete(handle),
     });
-    return lib;
+    loaded = { lib, structs };
+    return loaded;
   }, (e) => {
     library = undefined;
     throw e;
@@ -104,7 +113,7 @@ export async function compileSchema(
   files: ReadonlyMap<string, string>,
   main: string,
 ): Promise<SchemaCompile> {
-  const lib = await load();
+  const { lib } = await load();
   const base = `${SCHEME}${++nextCompile}/`;
   for (const [name, text] of files) served.set(base + name, encoder.encode(text));
   let doc: Libxml2.XmlDocument | undefined;
@@ -119,7 +128,149 @@ export async function compileSchema(
     doc?.dispose();
     for (const name of files.keys()) served.delete(base + name);
   }
-  return { schema: schemaOf(lib, validator) };
+  const schema = schemaOf(lib, validator);
+  validators.set(schema, validator);
+  return { schema };
+}
+
+const validators = new WeakMap<CompiledSchema, Libxml2.XsdValidator>();
+
+/** One element of a parsed document, in the shape `io/codecs/_xml_tree.ts` reads XML into. */
+export interface ParsedElement {
+  readonly uri: string;
+  readonly local: string;
+  /** The name as written, prefix included. */
+  readonly name: string;
+  /** Attributes, namespace declarations excluded (`uri` "" when unprefixed). */
+  readonly attrs: readonly {
+    readonly uri: string;
+    readonly local: string;
+    readonly value: string;
+  }[];
+  readonly children: readonly ParsedElement[];
+  /** Character data directly inside the element (CDATA included). */
+  readonly text: string;
+  /** Prefix → namespace bindings in scope ("" is the default namespace). */
+  readonly scope: Readonly<Record<string, string>>;
+  /** libxml2's line of the element: where its start tag ends. */
+  readonly line: number;
+  readonly tagEndLine: number;
+}
+
+/** Why a document was not read. */
+export interface Refusal {
+  readonly kind: "malformed" | "doctype" | "too-deep";
+  readonly at: Libxml2Message;
+}
+
+/** What {@link readDocument}'s reader has to work with. */
+export interface DocumentAccess {
+  readonly root: ParsedElement;
+  /** Validates the same parsed document against `schema`; every violation, in order. */
+  validate(schema: CompiledSchema): readonly Libxml2Message[];
+}
+
+/**
+ * Parses `document` once with libxml2 and hands its element tree, and
+ * validation of that same parse, to `use`; the libxml2 document is freed
+ * before this returns. A document with a DOCTYPE is refused unread. Throws
+ * when no schema has been compiled yet (the library is not loaded).
+ */
+export function readDocument<T>(
+  document: string,
+  use: (access: DocumentAccess) => T,
+): { result: T; refused?: undefined } | { result?: undefined; refused: Refusal } {
+  if (loaded === undefined) throw new Error("libxml2 is not loaded: no schema was compiled");
+  const { lib, structs } = loaded;
+  let doc: Libxml2.XmlDocument;
+  try {
+    doc = lib.XmlDocument.fromString(document, { url: DOCUMENT, option: safe(lib) });
+  } catch (e) {
+    const at = messagesOf(e, undefined)[0] ?? { line: 0, column: 0, message: String(e) };
+    return { refused: { kind: /Excessive depth/.test(at.message) ? "too-deep" : "malformed", at } };
+  }
+  try {
+    if (doc.dtd !== null) {
+      const line = document.slice(0, Math.max(0, document.indexOf("<!DOCTYPE"))).split("\n").length;
+      return {
+        refused: {
+          kind: "doctype",
+          at: { line, column: 0, message: "a payload may not carry a DOCTYPE declaration" },
+        },
+      };
+    }
+    const root = readElement(structs, (doc.root as unknown as { _nodePtr: number })._nodePtr, {});
+    return {
+      result: use({
+        root,
+        validate(schema) {
+          try {
+            validators.get(schema)!.validate(doc);
+            return [];
+          } catch (e) {
+            if (!(e instanceof lib.XmlLibError)) throw e;
+            return messagesOf(e, undefined);
+          }
+        },
+      }),
+    };
+  } finally {
+    doc.dispose();
+  }
+}
+
+const ELEMENT_NODE = 1;
+const TEXT_NODE = 3;
+const CDATA_NODE = 4;
+
+/** Reads an element and its subtree straight from libxml2's structs. */
+function readElement(
+  structs: typeof Structs,
+  node: number,
+  inherited: Readonly<Record<string, string>>,
+): ParsedElement {
+  const { XmlNodeStruct: N, XmlNsStruct: Ns, xmlNodeGetContent: content } = structs;
+  let scope = inherited;
+  const declared = N.nsDef(node);
+  if (declared !== 0) {
+    const own: Record<string, string> = { ...inherited };
+    for (let ns = declared; ns !== 0; ns = Ns.next(ns)) {
+      own[nsPrefix(structs, ns)] = Ns.href(ns);
+    }
+    scope = own;
+  }
+  const attrs = [];
+  for (let a = N.properties(node); a !== 0; a = N.next(a)) {
+    const ns = N.namespace(a);
+    attrs.push({ uri: ns === 0 ? "" : Ns.href(ns), local: N.name_(a), value: content(a) });
+  }
+  const children: ParsedElement[] = [];
+  let text = "";
+  for (let c = N.children(node); c !== 0; c = N.next(c)) {
+    const type = N.type(c);
+    if (type === ELEMENT_NODE) children.push(readElement(structs, c, scope));
+    else if (type === TEXT_NODE || type === CDATA_NODE) text += content(c);
+  }
+  const ns = N.namespace(node);
+  const local = N.name_(node);
+  const prefix = ns === 0 ? "" : nsPrefix(structs, ns);
+  const line = N.line(node);
+  return {
+    uri: ns === 0 ? "" : Ns.href(ns),
+    local,
+    name: prefix === "" ? local : `${prefix}:${local}`,
+    attrs,
+    children,
+    text,
+    scope,
+    line,
+    tagEndLine: line,
+  };
+}
+
+/** A namespace's prefix: "" for a default namespace (libxml2's null prefix reads as ""). */
+function nsPrefix(structs: typeof Structs, ns: number): string {
+  return structs.XmlNsStruct.prefix(ns);
 }
 
 /** No network, no external entities, no DTD loading: a document is only its own bytes. */

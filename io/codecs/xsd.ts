@@ -1,9 +1,10 @@
 /**
  * `schemaKind: xsd`: a package folder of XSDs compiled at deploy time into a
- * codec. The message type is the document's root element; libxml2 validates
- * the document, and every violation is a SOFT_ERRORS issue with the line
- * and the JSON Pointer of the element it is about. The payload is the typed
- * view of `_xml_view.ts` and the FEEL shape comes from the same schema.
+ * codec (each entry schema compiled once). The message type is the
+ * document's root element; libxml2 parses the document once, the typed view
+ * of `_xml_view.ts` is built from that parse's tree and the same parse is
+ * validated, every violation a SOFT_ERRORS issue with the line and the JSON
+ * Pointer of the element it is about. The FEEL shape comes from the schema.
  *
  * With `formats: [xml, json, yaml]` a JSON or YAML document is accepted
  * too: it is one member named after the root element whose value maps to
@@ -38,11 +39,13 @@ import {
   unsupportedMediaType,
   utf8,
 } from "./_text.ts";
-import { parseXmlTree, type XmlNode } from "./_xml_tree.ts";
+import type { XmlNode } from "./_xml_tree.ts";
 import {
   type CompiledSchema,
   compileSchema,
   type Libxml2Message,
+  readDocument,
+  type Refusal,
 } from "../../engine/bpmn/xsd_validator.ts";
 import { viewXml } from "./_xml_view.ts";
 import { writeXml } from "./_xml_write.ts";
@@ -290,29 +293,36 @@ export class XsdCodec implements Codec {
     return read.errors ? fatal(read.errors) : this.#decodeData(read.value, read.warnings);
   }
 
+  /**
+   * An XML document, parsed once by libxml2: the typed view is built from
+   * that parse's tree and the same parse is validated.
+   */
   #decodeXml(bytes: Uint8Array, charset: string | undefined): DecodeResult {
     const text = decodeXmlText(bytes, charset);
     if (text.issue) return fatal(text.issue);
-    const tree = parseXmlTree(text.text);
-    if (tree.issue) return fatal(tree.issue);
-    const root = tree.root;
-    const selected = this.#options.select(root, "incoming");
-    if (selected === undefined) {
-      return decoded(viewXml(root).payload, [undeclared(root.local)], root.local);
+    let read;
+    try {
+      read = readDocument(asUtf8Document(text.text), ({ root, validate }) => {
+        const selected = this.#options.select(root, "incoming");
+        if (selected === undefined) {
+          return decoded(viewXml(root).payload, [undeclared(root.local)], root.local);
+        }
+        const view = viewXml(root, selected.declaration);
+        const found = validate(selected.set.entries.get(selected.declaration.file!)!);
+        if (found.length === 0) return decoded(view.payload, [], root.local);
+        const pointers = viewXml(root, selected.declaration, { track: true }).pointers;
+        const byLine = elementsByLine(root);
+        const issues = violations(found, (line, element) => {
+          const candidates = byLine.get(line) ?? [];
+          const node = candidates.find((n) => n.local === element) ?? candidates[0];
+          return (node && pointers.get(node)) ?? "";
+        });
+        return decoded(view.payload, issues, root.local);
+      });
+    } catch (e) {
+      return fatal(unavailable((e as Error).message));
     }
-    const view = viewXml(root, selected.declaration);
-    // Locating is only needed for a document with violations, so it is built then.
-    let pointers: ReadonlyMap<XmlNode, string> | undefined;
-    let byLine: Map<number, XmlNode[]> | undefined;
-    const checked = this.#validate(selected, asUtf8Document(text.text), (line, element) => {
-      pointers ??= viewXml(root, selected.declaration, { track: true }).pointers;
-      byLine ??= elementsByLine(root);
-      const candidates = byLine.get(line) ?? [];
-      const node = candidates.find((n) => n.local === element) ?? candidates[0];
-      return (node && pointers.get(node)) ?? "";
-    });
-    if (checked.fatal) return fatal(checked.fatal, root.local);
-    return decoded(view.payload, checked.issues, root.local);
+    return read.refused ? fatal(refusal(read.refused)) : read.result;
   }
 
   /** A JSON or YAML document: one member named after the root element. */
@@ -430,6 +440,20 @@ export class XsdCodec implements Codec {
     if (json.issue) return { ok: false, issues: [json.issue] };
     return { ok: true, bytes: utf8(json.text), contentType: "application/json" };
   }
+}
+
+const REFUSALS: Record<Refusal["kind"], string> = {
+  malformed: "SUTRA.PARSE.XML.MALFORMED",
+  doctype: "SUTRA.PARSE.XML.DOCTYPE_FORBIDDEN",
+  "too-deep": "SUTRA.PARSE.XML.TOO_DEEP",
+};
+
+function refusal(refused: Refusal): Issue {
+  const { line, column, message } = refused.at;
+  return issue(REFUSALS[refused.kind], readable(message), {
+    ...(line > 0 ? { line } : {}),
+    ...(column > 0 ? { column } : {}),
+  });
 }
 
 function undeclared(root: string): Issue {

@@ -323,3 +323,30 @@ Deno.test("xsd kind: includes and imports come from the folder only, never a fil
     assert.equal(found[0].source?.uri, "schemas/test/a.xsd");
   }
 });
+
+Deno.test("xsd: a DOCTYPE is refused unread (no external entity, no expansion); so is deep nesting", async () => {
+  const codec = await orders();
+  const order = '<Order xmlns="urn:example:orders" channel="web">';
+  for (
+    const doc of [
+      `<!DOCTYPE Order [<!ENTITY x SYSTEM "file:///etc/passwd">]>\n${order}<id>&x;</id></Order>`,
+      `<!DOCTYPE Order [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]>\n${order}<id>&b;</id></Order>`,
+      `<?xml version="1.0"?>\n<!DOCTYPE Order SYSTEM "http://127.0.0.1:9/order.dtd">\n${order}</Order>`,
+    ]
+  ) {
+    const r = await codec.decode(bytes(doc), "application/xml");
+    assert.equal(r.outcome, "FATAL");
+    assert.equal(r.issues[0].code, "SUTRA.PARSE.XML.DOCTYPE_FORBIDDEN", doc);
+    assert.equal(r.issues[0].line, doc.startsWith("<?xml") ? 2 : 1);
+  }
+  const deep = `${order}<customer>${"<name>".repeat(600)}${
+    "</name>".repeat(600)
+  }</customer></Order>`;
+  const r = await codec.decode(bytes(deep), "application/xml");
+  assert.deepEqual([r.outcome, r.issues[0].code], ["FATAL", "SUTRA.PARSE.XML.TOO_DEEP"]);
+  const malformed = await codec.decode(bytes(`${order}\n<id>AB-1234</Order>`), "application/xml");
+  assert.deepEqual(
+    [malformed.outcome, malformed.issues[0].code, malformed.issues[0].line],
+    ["FATAL", "SUTRA.PARSE.XML.MALFORMED", 2],
+  );
+});
