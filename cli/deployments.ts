@@ -132,12 +132,14 @@ function formatTable(entries: readonly DeploymentEntry[]): string {
   if (entries.length === 0) return "no archives\n";
   const rows = [
     ["DEPLOYMENT ID", "SLOT", "LABELS", "FILE"],
-    ...entries.map((e) => [
-      e.deploymentId,
-      e.slot,
-      Object.keys(e.labels).sort().map((k) => `${k}=${e.labels[k]}`).join(","),
-      e.file,
-    ].map(printable)),
+    ...entries.map((e) =>
+      [
+        e.deploymentId,
+        e.slot,
+        Object.keys(e.labels).sort().map((k) => `${k}=${e.labels[k]}`).join(","),
+        e.file,
+      ].map(printable)
+    ),
   ];
   const widths = [0, 1, 2].map((c) => Math.max(...rows.map((r) => r[c].length)));
   return rows.map((r) => r.map((cell, c) => (c < 3 ? cell.padEnd(widths[c]) : cell)).join("  "))
