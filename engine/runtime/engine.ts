@@ -273,7 +273,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       migrationCheck(head),
       loaderCheck(lanes, deployments),
       ...(options.readiness ?? []),
-    ]);
+    ], logger);
 
     server = listen(router, config, logger);
     const port = server.addr.port;

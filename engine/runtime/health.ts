@@ -1,11 +1,14 @@
 /**
  * `GET /sutra/health/live` and `GET /sutra/health/ready`. Liveness says the
  * process answers; readiness runs every registered check and answers 503 when
- * any is down, with each check's data so an operator can see why.
+ * any is down, with each check's data so an operator can see why. A check
+ * that throws is reported DOWN with its code and an incident id only: the
+ * error's own text (a database's, say) goes to the log under that id.
  *
  * @module
  */
-import { jsonResponse, type Router } from "./http_router.ts";
+import { jsonResponse, type Router, withheld } from "./http_router.ts";
+import { diagnostic, type Logger } from "../core/mod.ts";
 import { errorMessage } from "../core/errors.ts";
 
 /** The outcome of one readiness check. */
@@ -20,18 +23,27 @@ export interface ReadinessCheck {
   check(): Promise<CheckResult>;
 }
 
-/** Adds the two health routes to a router. */
-export function addHealthRoutes(router: Router, checks: readonly ReadinessCheck[]): void {
+/** Adds the two health routes to a router; `logger` receives what a failed check withholds. */
+export function addHealthRoutes(
+  router: Router,
+  checks: readonly ReadinessCheck[],
+  logger: Logger,
+): void {
   router.add("GET", "/sutra/health/live", () => jsonResponse(200, { status: "UP" }));
   router.add("GET", "/sutra/health/ready", async () => {
     const results = await Promise.all(checks.map(async (c) => {
       try {
         return { name: c.name, ...(await c.check()) };
       } catch (error) {
+        const [d] = withheld(
+          logger,
+          [diagnostic("SUTRA.RUNTIME.UNEXPECTED", errorMessage(error))],
+          { check: c.name },
+        );
         return {
           name: c.name,
           status: "DOWN" as const,
-          data: { error: errorMessage(error) },
+          data: { code: d.code, error: d.message, incidentId: d.attributes?.incidentId },
         };
       }
     }));

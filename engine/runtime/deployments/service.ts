@@ -31,7 +31,7 @@ import {
 } from "../../package/mod.ts";
 import { type Database, SqlError } from "../../persistence/mod.ts";
 import type { AdminGate } from "../admin_auth.ts";
-import type { Router } from "../http_router.ts";
+import { type Router, withheld } from "../http_router.ts";
 import { compileArchive, type CompiledArchive, type CompileResult } from "./compile.ts";
 import {
   type DeploymentRegistry,
@@ -452,14 +452,17 @@ export function createDeploymentService(options: DeploymentServiceOptions): Depl
       });
       return;
     }
-    const detail = errorMessage(error);
-    logger.error(`async deployment ${archive.deploymentId} failed`, {
-      code: "SUTRA.RUNTIME.UNEXPECTED",
-      deploymentId: archive.deploymentId,
-      error: detail,
-    });
-    await recordFailed(store.newDeployment(archive), { code: "SUTRA.RUNTIME.UNEXPECTED", detail })
-      .catch(() => {});
+    // The error may quote the database: the recorded failure, which status and
+    // completion events show, names only its code and the incident the log holds.
+    const [failure] = withheld(
+      logger,
+      [diagnostic("SUTRA.RUNTIME.UNEXPECTED", errorMessage(error))],
+      { deploymentId: archive.deploymentId },
+    );
+    await recordFailed(store.newDeployment(archive), {
+      code: failure.code,
+      detail: failure.message,
+    }).catch(() => {});
   }
 
   async function undeploy(slotOrId: string): Promise<UndeployResult> {
