@@ -636,8 +636,6 @@ async function recordAliases(
     c.effects.aliasesRecorded.map((a) => ({
       ...a,
       instanceId: c.instanceId,
-      // As stored: JSON carries a lone surrogate as an escape the server refuses.
-      stored: { name: a.name.toWellFormed(), value: a.value.toWellFormed() },
     }))
   );
   if (recorded.length === 0) return;
@@ -650,7 +648,8 @@ async function recordAliases(
     [
       tenant,
       recorded.map((a) => ({
-        ...a.stored,
+        name: a.name,
+        value: a.value,
         instance_id: a.instanceId,
         is_unique: a.unique,
       })),
@@ -661,7 +660,7 @@ async function recordAliases(
     [instanceId, name, value].join("\u0000");
   const written = rows.map((r) => key(r.instance_id, r.name, r.value));
   for (const a of recorded) {
-    const at = written.indexOf(key(a.instanceId, a.stored.name, a.stored.value));
+    const at = written.indexOf(key(a.instanceId, a.name, a.value));
     if (at < 0) throw new AliasConflictError(a.name, a.value);
     written.splice(at, 1);
   }

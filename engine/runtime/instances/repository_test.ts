@@ -89,9 +89,9 @@ eachDatabase(
         }),
         step("b", "n-2", {
           status: "FAILED",
-          failure: { code: "SUTRA.X", message: "boom \ud800", node: "task" },
           // A lone surrogate (JSON.parse makes them) is stored as U+FFFD, as a driver encodes it.
-          effects: { aliasesRecorded: [alias("N2"), alias("lone \udc00")] },
+          failure: { code: "SUTRA.X", message: "boom \ud800", node: "task" },
+          effects: { aliasesRecorded: [alias("N2")] },
         }),
         step("a", "r-1", {
           status: "COMPLETED",
@@ -168,7 +168,7 @@ eachDatabase(
     );
     assert.deepEqual(
       await rows(db, "select value from aliases where instance_id = 'n-2' order by value"),
-      [{ value: "N2" }, { value: "lone \ufffd" }],
+      [{ value: "N2" }],
     );
     assert.deepEqual(
       await rows(db, "select failure_detail from instances where instance_id = 'n-2'"),
