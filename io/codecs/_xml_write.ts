@@ -19,6 +19,7 @@
  */
 import { Decimal } from "decimal.js";
 import { type Issue, issue } from "../../engine/core/codec.ts";
+import { MAX_NESTING_DEPTH } from "../../engine/core/input_limits.ts";
 import { pointerSegment } from "./_text.ts";
 import { type XmlAttr, type XmlNode, XSI } from "./_xml_tree.ts";
 import { keyLayout } from "./_xml_view.ts";
@@ -68,7 +69,7 @@ export function writeXml(rootName: string, value: unknown, options: WriteXmlOpti
     return { text: writer.finish(), root, lines: writer.pointers, issues: writer.issues };
   } catch (e) {
     if (!(e instanceof TooDeep)) throw e;
-    const limit = options.maxDepth ?? 512;
+    const limit = options.maxDepth ?? MAX_NESTING_DEPTH;
     return { refused: issue(options.code, `the value nests deeper than ${limit} levels`) };
   }
 }
@@ -128,7 +129,7 @@ class Writer {
 
   constructor(options: WriteXmlOptions) {
     this.#code = options.code;
-    this.#maxDepth = options.maxDepth ?? 512;
+    this.#maxDepth = options.maxDepth ?? MAX_NESTING_DEPTH;
   }
 
   #qualified(uri: string, local: string): string {
