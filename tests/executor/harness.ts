@@ -86,7 +86,7 @@ export class Instance {
   /** Runs one step; a refusal fails the test. */
   async step(input: StepInput): Promise<StepResult> {
     const r = await this.attempt(input);
-    assert.equal(r.refusal, undefined, r.refusal?.message);
+    assert.equal(r.refusal, undefined, r.refusal?.message ?? "");
     return r;
   }
 
@@ -98,7 +98,7 @@ export class Instance {
     this.history.push(r.effects);
     const bytes = encodeSnapshot(this.plan, r.state!);
     const decoded = decodeSnapshot(this.plan, bytes);
-    assert.equal(decoded.diagnostics, undefined, decoded.diagnostics?.[0].message);
+    assert.equal(decoded.diagnostics, undefined, decoded.diagnostics?.[0].message ?? "");
     assert.equal(
       new TextDecoder().decode(encodeSnapshot(this.plan, decoded.state!)),
       new TextDecoder().decode(bytes),
