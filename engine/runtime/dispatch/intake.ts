@@ -20,7 +20,6 @@
  *
  * @module
  */
-import { formatFeel } from "../../../lang/feel/mod.ts";
 import type { Clock } from "../../core/clock.ts";
 import type { Decoded } from "../../core/codec.ts";
 import { type Diagnostic, diagnostic } from "../../core/diagnostic.ts";
@@ -58,7 +57,7 @@ import type { Lanes } from "./lanes.ts";
 import { type Capture, consumeFailedCapture, dropCaptured, storeCapture } from "./inbox.ts";
 import { advanceInstance, startInstance } from "./advance.ts";
 import { aliasPredictionsOf } from "./alias_predictions.ts";
-import { relayBeyondLimits } from "./limits.ts";
+import { relayAliasValues, relayBeyondLimits } from "./limits.ts";
 import type { DeploymentStores } from "./ports.ts";
 import { type DedupKey, dedupKeyOf, earlierDelivery, explicitRelayKey } from "./dedup.ts";
 
@@ -241,18 +240,11 @@ export async function correlate(
 ): Promise<Correlated | undefined> {
   const predictions = aliasPredictionsOf(db);
   for (const route of routes) {
-    const s = route.subscription;
-    for (const alias of s.aliases) {
-      const r = alias.expression.compiled.evaluate({
-        [s.variable]: message.payload,
-        header: message.headers ?? {},
-      });
-      if (r.diagnostics !== undefined || r.value === null) continue;
-      const value = typeof r.value === "string" ? r.value : formatFeel(r.value);
-      const key = { tenant, name: alias.name, value };
+    for (const { name, value } of relayAliasValues(route, message)) {
+      const key = { tenant, name, value };
       const predicted = predict ? predictions.predict(key) : undefined;
       if (predicted !== undefined) {
-        return { route, instanceId: predicted, through: { name: alias.name, value } };
+        return { route, instanceId: predicted, through: { name, value } };
       }
       const [instanceId] = await instancesByAlias(db, key);
       if (instanceId !== undefined) {

@@ -72,19 +72,34 @@ export function relayBeyondLimits(
   message: InboundMessage,
 ): DeliveryOutcome | undefined {
   const diagnostics: Diagnostic[] = [];
-  for (const { subscription: s } of routes) {
-    for (const alias of s.aliases) {
-      const r = alias.expression.compiled.evaluate({
-        [s.variable]: message.payload,
-        header: message.headers ?? {},
-      });
-      if (r.diagnostics !== undefined || r.value === null) continue;
-      const value = typeof r.value === "string" ? r.value : formatFeel(r.value);
-      const refusal = aliasRefusal(alias.name, value);
+  for (const route of routes) {
+    for (const { name, value } of relayAliasValues(route, message)) {
+      const refusal = aliasRefusal(name, value);
       if (refusal) diagnostics.push(refusal);
     }
   }
   return diagnostics.length === 0
     ? undefined
     : { kind: "refused", refusal: "rejected", diagnostics };
+}
+
+/**
+ * The alias values a relay route's subscription reads from `message`, in
+ * declaration order, as the aliases table holds them (text); an alias whose
+ * expression fails or yields null has none. Lazy, so correlation evaluates
+ * no further than the first alias that finds an instance.
+ */
+export function* relayAliasValues(
+  route: Route,
+  message: InboundMessage,
+): Generator<{ readonly name: string; readonly value: string }> {
+  const s = route.subscription;
+  for (const alias of s.aliases) {
+    const r = alias.expression.compiled.evaluate({
+      [s.variable]: message.payload,
+      header: message.headers ?? {},
+    });
+    if (r.diagnostics !== undefined || r.value === null) continue;
+    yield { name: alias.name, value: typeof r.value === "string" ? r.value : formatFeel(r.value) };
+  }
 }
