@@ -26,6 +26,7 @@ import {
   DATASOURCE_URL,
   HTTP_HOST,
   HTTP_PORT,
+  httpSocketPath,
 } from "../engine/runtime/mod.ts";
 import {
   type BuildSettings,
@@ -33,6 +34,7 @@ import {
   compositionRoot,
   engineFlags,
   FLAVOURS,
+  listenSocket,
   REPO_ROOT,
   resolveTransports,
   sourceReads,
@@ -122,6 +124,7 @@ export async function readRequest(args: readonly string[]): Promise<CompileReque
   );
   const settings: BuildSettings = {
     listen,
+    socket: httpSocketPath(config),
     dataDir: (values["data-dir"] as string | undefined) ?? config.require(DATASOURCE_EMBEDDED_DIR),
     datasourceUrl: config.get(DATASOURCE_URL),
     read: split(values.read as string | undefined),
@@ -186,7 +189,8 @@ export async function prepareFlavours(
     const root = resolve(rootsDir, `engine_${name}.ts`);
     // Relative imports, so the root works wherever the output folder is (/out in the image).
     const up = relative(dirname(root), REPO_ROOT.pathname);
-    await Deno.writeTextFile(root, compositionRoot(found.linked, { up, flavour: name }));
+    const socket = listenSocket(found.linked, request.settings);
+    await Deno.writeTextFile(root, compositionRoot(found.linked, { up, flavour: name, socket }));
     builds.push({
       flavour: name,
       binary: name === "full" ? "sutra-engine" : `sutra-engine-${name}`,

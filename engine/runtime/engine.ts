@@ -39,7 +39,7 @@ import { DeploymentStores } from "./dispatch/ports.ts";
 import { Lanes } from "./dispatch/lanes.ts";
 import { addHealthRoutes, type ReadinessCheck } from "./health.ts";
 import { Router } from "./http_router.ts";
-import { type HttpServer, serveHttp } from "./http_server.ts";
+import { type HttpServer, serveHttp, serveHttpSocket } from "./http_server.ts";
 import { addInstanceRoutes } from "./instances/routes.ts";
 import { OutboxWorker } from "./outbox/worker.ts";
 import { DeferredAckRegistry } from "./acks/registry.ts";
@@ -68,6 +68,7 @@ import {
   HTTP_MAX_CONNECTIONS,
   HTTP_MAX_HEADER_BYTES,
   HTTP_PORT,
+  httpSocketPath,
   INBOX_REDRIVE_AFTER,
   INSTANCE_RETENTION,
   INSTANCE_SWEEP_INTERVAL,
@@ -275,19 +276,22 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       ...(options.readiness ?? []),
     ], logger);
 
-    server = listen(router, config, logger);
-    const port = server.addr.port;
+    server = await listen(router, config, logger);
+    const { addr } = server;
+    // A Unix socket has no port: 0, and the URL names the socket (http+unix://<encoded path>).
+    const socket = "path" in addr ? addr.path : undefined;
+    const port = "port" in addr ? addr.port : 0;
     const host = config.require(HTTP_HOST);
     logger.info(
       `sutra-engine ${ENGINE_VERSION} started: database ${database.description}; ${
         telemetryPosture(config, env)
-      }; listening on http://${host}:${port}`,
+      }; listening on ${socket === undefined ? `http://${host}:${port}` : `unix:${socket}`}`,
       {
         database: database.description,
         driver: database.driver,
         migrationsApplied: applied.length,
         schemaVersion: head,
-        port,
+        ...(socket === undefined ? { port } : { socket }),
         replicaId,
         shards: lanes.count,
         deployments: deployments.registry.list().length,
@@ -297,7 +301,9 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     const graceMillis = config.require(SHUTDOWN_GRACE);
     let stopping: Promise<void> | undefined;
     return {
-      url: `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}`,
+      url: socket === undefined
+        ? `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}`
+        : `http+unix://${encodeURIComponent(socket)}`,
       port,
       database,
       deployments,
@@ -326,28 +332,34 @@ async function datasourceUrl(
   });
 }
 
-function listen(router: Router, config: Config, logger: Logger): HttpServer {
+async function listen(router: Router, config: Config, logger: Logger): Promise<HttpServer> {
   const port = config.require(HTTP_PORT);
   const hostname = config.require(HTTP_HOST);
+  const path = httpSocketPath(config);
+  const handler = (request: Request) => router.handle(request);
+  const options = {
+    logger: logger.child("http"),
+    limits: {
+      maxConnections: config.require(HTTP_MAX_CONNECTIONS),
+      idleTimeoutMs: config.require(HTTP_IDLE_TIMEOUT),
+      headerTimeoutMs: config.require(HTTP_HEADER_TIMEOUT),
+      bodyTimeoutMs: config.require(HTTP_BODY_TIMEOUT),
+      maxHeaderBytes: config.require(HTTP_MAX_HEADER_BYTES),
+    },
+  };
   try {
-    return serveHttp((request) => router.handle(request), {
-      hostname,
-      port,
-      logger: logger.child("http"),
-      limits: {
-        maxConnections: config.require(HTTP_MAX_CONNECTIONS),
-        idleTimeoutMs: config.require(HTTP_IDLE_TIMEOUT),
-        headerTimeoutMs: config.require(HTTP_HEADER_TIMEOUT),
-        bodyTimeoutMs: config.require(HTTP_BODY_TIMEOUT),
-        maxHeaderBytes: config.require(HTTP_MAX_HEADER_BYTES),
-      },
-    });
+    return path === undefined
+      ? serveHttp(handler, { hostname, port, ...options })
+      : await serveHttpSocket(handler, { path, ...options });
   } catch (error) {
+    if (error instanceof DiagnosticError) throw error;
     throw new DiagnosticError(
       diagnostic(
         "SUTRA.HTTP.LISTEN_FAILED",
-        `cannot listen on ${hostname}:${port}: ${errorMessage(error)}`,
-        { attributes: { port, host: hostname } },
+        `cannot listen on ${
+          path === undefined ? `${hostname}:${port}` : `the Unix socket ${path}`
+        }: ${errorMessage(error)}`,
+        { attributes: path === undefined ? { port, host: hostname } : { path } },
       ),
     );
   }

@@ -16,13 +16,17 @@
  * - A head over `maxHeaderBytes` is 431, a chunk-size line over
  *   {@link MAX_CHUNK_LINE_BYTES} 400, each with a `SUTRA.HTTP.*` diagnostic.
  *
+ * The listener is a TCP `hostname:port` ({@link serveHttp}) or a Unix domain
+ * socket ({@link serveHttpSocket}): a build without network access still
+ * serves its health and admin routes to processes on the same host.
+ *
  * A body arrives as a stream the handler reads (and may stop reading: the
  * connection then closes after the answer). When it cannot be read to its
  * end the stream errors with a {@link RequestBodyError}.
  *
  * @module
  */
-import { type Diagnostic, diagnostic } from "../core/diagnostic.ts";
+import { type Diagnostic, diagnostic, DiagnosticError } from "../core/diagnostic.ts";
 import type { Logger } from "../core/log.ts";
 
 /** The longest chunk-size line (size, extensions, CRLF) a chunked body may carry. */
@@ -45,12 +49,21 @@ export interface HttpServerOptions {
   readonly logger: Logger;
 }
 
+/** Options for {@link serveHttpSocket}: a Unix socket's path instead of a host and port. */
+export interface HttpSocketOptions {
+  /** The socket file's path. */
+  readonly path: string;
+  readonly limits: HttpLimits;
+  readonly logger: Logger;
+}
+
 /** Answers one request; should not reject (a rejection is answered 500). */
 export type HttpHandler = (request: Request) => Promise<Response>;
 
 /** A running listener. */
 export interface HttpServer {
-  readonly addr: Deno.NetAddr;
+  /** Where it listens: a TCP address, or a Unix socket's path. */
+  readonly addr: Deno.NetAddr | Deno.UnixAddr;
   /** Connections open right now. */
   readonly connections: number;
   /** Stops accepting, closes idle connections, resolves once in-flight exchanges have answered. */
@@ -84,6 +97,53 @@ export function serveHttp(handler: HttpHandler, options: HttpServerOptions): Htt
   return new Listener(listener, handler, options);
 }
 
+/**
+ * Listens on the Unix socket `options.path` and answers every request with
+ * `handler`. A socket file a previous run left behind (nothing accepts on
+ * it) is replaced; one another process listens on is refused with
+ * `SUTRA.HTTP.LISTEN_FAILED`, as is a path that is not a socket. The file
+ * is removed when the listener stops accepting.
+ */
+export async function serveHttpSocket(
+  handler: HttpHandler,
+  options: HttpSocketOptions,
+): Promise<HttpServer> {
+  const { path } = options;
+  await removeStaleSocket(path);
+  const listener = Deno.listen({ transport: "unix", path });
+  return new Listener(listener, handler, options);
+}
+
+/** Removes a socket file nothing listens on; throws when something does, or it is no socket. */
+async function removeStaleSocket(path: string): Promise<void> {
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.lstat(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return;
+    throw error;
+  }
+  const refuse = (why: string) =>
+    new DiagnosticError(diagnostic(
+      "SUTRA.HTTP.LISTEN_FAILED",
+      `cannot listen on the Unix socket ${path}: ${why}`,
+      { attributes: { path } },
+    ));
+  if (!info.isSocket) {
+    throw refuse("the path exists and is not a socket; remove it or choose another");
+  }
+  try {
+    const conn = await Deno.connect({ transport: "unix", path });
+    conn.close();
+  } catch (error) {
+    // Refused: a socket file whose listener is gone (the process was killed).
+    if (!(error instanceof Deno.errors.ConnectionRefused)) throw error;
+    await Deno.remove(path);
+    return;
+  }
+  throw refuse("another process listens on it (is another engine running?)");
+}
+
 const ENCODER = new TextEncoder();
 const EMPTY = new Uint8Array(0);
 const READ_BYTES = 16_384;
@@ -115,11 +175,14 @@ const REASONS: Readonly<Record<number, string>> = {
 // Logs about the listener itself at most this often, so a flood costs no log storm.
 const WARN_EVERY_MS = 10_000;
 
+/** What a connection needs of the listener's options. */
+type ConnectionOptions = Pick<HttpServerOptions, "limits" | "logger">;
+
 class Listener implements HttpServer {
-  readonly addr: Deno.NetAddr;
-  readonly #listener: Deno.TcpListener;
+  readonly addr: Deno.NetAddr | Deno.UnixAddr;
+  readonly #listener: Deno.Listener;
   readonly #handler: HttpHandler;
-  readonly #o: HttpServerOptions;
+  readonly #o: ConnectionOptions;
   readonly #open = new Set<Connection>();
   readonly #authority: string;
   #closing = false;
@@ -127,13 +190,12 @@ class Listener implements HttpServer {
   #backoff?: ReturnType<typeof setTimeout>;
   #lastWarn = new Map<string, number>();
 
-  constructor(listener: Deno.TcpListener, handler: HttpHandler, o: HttpServerOptions) {
+  constructor(listener: Deno.Listener, handler: HttpHandler, o: ConnectionOptions) {
     this.#listener = listener;
     this.#handler = handler;
     this.#o = o;
-    this.addr = listener.addr;
-    const host = this.addr.hostname.includes(":") ? `[${this.addr.hostname}]` : this.addr.hostname;
-    this.#authority = `${host}:${this.addr.port}`;
+    this.addr = listener.addr as Deno.NetAddr | Deno.UnixAddr;
+    this.#authority = authorityOf(this.addr);
     this.#accept();
   }
 
@@ -144,7 +206,7 @@ class Listener implements HttpServer {
   async #accept(): Promise<void> {
     let delay = 0;
     while (!this.#closing) {
-      let conn: Deno.TcpConn;
+      let conn: Deno.Conn;
       try {
         conn = await this.#listener.accept();
         delay = 0;
@@ -172,7 +234,7 @@ class Listener implements HttpServer {
     }
   }
 
-  #refuse(conn: Deno.TcpConn): void {
+  #refuse(conn: Deno.Conn): void {
     const max = this.#o.limits.maxConnections;
     this.#warn(
       "limit",
@@ -218,7 +280,22 @@ class Listener implements HttpServer {
     this.#closing = true;
     clearTimeout(this.#backoff);
     closeQuietly(this.#listener);
+    // Deno unlinks a socket's file only once its pending accept has unwound: a process exiting
+    // right after would leave it behind.
+    if ("path" in this.addr) {
+      try {
+        Deno.removeSync(this.addr.path);
+      } catch {
+        // Already gone.
+      }
+    }
   }
+}
+
+/** The authority request URLs carry; a socket has none, so they read as addressed to localhost, as curl sends them. */
+function authorityOf(addr: Deno.NetAddr | Deno.UnixAddr): string {
+  if (!("port" in addr)) return "localhost";
+  return `${addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname}:${addr.port}`;
 }
 
 function closeQuietly(resource: { close(): void }): void {
@@ -248,7 +325,7 @@ type Phase = "idle" | "head" | "body" | "handler" | "answering";
 
 /** One connection: requests in order, one at a time. */
 class Connection {
-  readonly #conn: Deno.TcpConn;
+  readonly #conn: Deno.Conn;
   readonly #handler: HttpHandler;
   readonly #limits: HttpLimits;
   readonly #logger: Logger;
@@ -262,16 +339,19 @@ class Connection {
   #draining = false;
   #timedOut = false;
 
-  constructor(conn: Deno.TcpConn, handler: HttpHandler, o: HttpServerOptions, authority: string) {
+  constructor(conn: Deno.Conn, handler: HttpHandler, o: ConnectionOptions, authority: string) {
     this.#conn = conn;
     this.#handler = handler;
     this.#limits = o.limits;
     this.#logger = o.logger;
     this.#authority = authority;
-    try {
-      conn.setNoDelay(true);
-    } catch {
-      // The peer may already be gone.
+    // A Unix socket has no Nagle delay to turn off.
+    if ("setNoDelay" in conn) {
+      try {
+        (conn as Deno.TcpConn).setNoDelay(true);
+      } catch {
+        // The peer may already be gone.
+      }
     }
   }
 

@@ -6,7 +6,9 @@ import {
   type HttpServer,
   MAX_CHUNK_LINE_BYTES,
   serveHttp,
+  serveHttpSocket,
 } from "./http_server.ts";
+import { DiagnosticError } from "../core/diagnostic.ts";
 
 const LIMITS: HttpLimits = {
   maxConnections: 64,
@@ -39,7 +41,7 @@ function serve(limits: Partial<HttpLimits> = {}): Served {
     limits: { ...LIMITS, ...limits },
     logger,
   });
-  return { server, port: server.addr.port, records };
+  return { server, port: (server.addr as Deno.NetAddr).port, records };
 }
 
 async function connect(port: number): Promise<Deno.TcpConn> {
@@ -205,4 +207,106 @@ Deno.test("shutdown closes idle connections and lets an answer in progress finis
   await server.shutdown();
   assert.equal(await readToClose(idle), "");
   await assert.rejects(fetch(`http://127.0.0.1:${port}/hello`));
+});
+
+/** A router answering GET /where with the URL the request arrived as. */
+function whereRouter(): Router {
+  return new Router(createLogger("test", { write: () => {} }))
+    .add("GET", "/where", (request) => new Response(request.url));
+}
+
+async function withSocketDir(fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "sutra-socket-" });
+  try {
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("a Unix socket listener serves HTTP/1.1 over the socket and removes its file when it stops", async () => {
+  await withSocketDir(async (dir) => {
+    const path = `${dir}/sutra.sock`;
+    const router = whereRouter();
+    const server = await serveHttpSocket((r) => router.handle(r), {
+      path,
+      limits: LIMITS,
+      logger: createLogger("test", { write: () => {} }),
+    });
+    const client = Deno.createHttpClient({ proxy: { transport: "unix", path } });
+    try {
+      assert.deepEqual(server.addr, { transport: "unix", path });
+      assert.ok((await Deno.lstat(path)).isSocket);
+      const answer = await fetch("http://localhost/where", { client });
+      assert.equal(answer.status, 200);
+      assert.equal(await answer.text(), "http://localhost/where");
+      // A raw exchange too: the limits apply on a socket as on TCP.
+      const conn = await Deno.connect({ transport: "unix", path });
+      await send(conn, "GET /where HTTP/1.0\r\n\r\n");
+      assert.match(
+        await readToClose(conn),
+        /^HTTP\/1\.1 200 OK\r\n[^]*\r\n\r\nhttp:\/\/localhost\/where$/,
+      );
+    } finally {
+      client.close();
+      await server.shutdown();
+    }
+    await assert.rejects(Deno.lstat(path), Deno.errors.NotFound);
+  });
+});
+
+Deno.test("a stale socket file is replaced; a live one, or a path that is no socket, is refused with SUTRA.HTTP.LISTEN_FAILED", async () => {
+  await withSocketDir(async (dir) => {
+    const path = `${dir}/sutra.sock`;
+    const options = { path, limits: LIMITS, logger: createLogger("test", { write: () => {} }) };
+    const router = whereRouter();
+    // A process killed while listening leaves its socket file behind.
+    const killed = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "eval",
+        `Deno.listen({ transport: "unix", path: ${
+          JSON.stringify(path)
+        } }); Deno.kill(Deno.pid, "SIGKILL");`,
+      ],
+      stdout: "null",
+      stderr: "null",
+    }).output();
+    assert.equal(killed.signal, "SIGKILL");
+    assert.ok((await Deno.lstat(path)).isSocket);
+
+    const first = await serveHttpSocket((r) => router.handle(r), options);
+    try {
+      const refused = await serveHttpSocket((r) => router.handle(r), options).then(
+        (s) => {
+          s.close();
+          return undefined;
+        },
+        (error) => error,
+      );
+      assert.ok(refused instanceof DiagnosticError, String(refused));
+      assert.equal(refused.diagnostics[0].code, "SUTRA.HTTP.LISTEN_FAILED");
+      assert.match(refused.diagnostics[0].message, /another process listens on it/);
+      // The first listener still serves: its socket was not taken away.
+      const client = Deno.createHttpClient({ proxy: { transport: "unix", path } });
+      try {
+        const answer = await fetch("http://localhost/where", { client });
+        assert.equal(await answer.text(), "http://localhost/where");
+      } finally {
+        client.close();
+      }
+    } finally {
+      await first.shutdown();
+    }
+
+    const file = `${dir}/not-a-socket`;
+    await Deno.writeTextFile(file, "keep me");
+    await assert.rejects(
+      serveHttpSocket((r) => router.handle(r), { ...options, path: file }),
+      (error: unknown) =>
+        error instanceof DiagnosticError &&
+        error.diagnostics[0].code === "SUTRA.HTTP.LISTEN_FAILED" &&
+        /is not a socket/.test(error.diagnostics[0].message),
+    );
+    assert.equal(await Deno.readTextFile(file), "keep me");
+  });
 });

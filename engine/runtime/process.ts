@@ -26,7 +26,7 @@ import {
 } from "../core/mod.ts";
 import { type RunningEngine, startEngine } from "./engine.ts";
 import type { ReadinessCheck } from "./health.ts";
-import { HTTP_HOST, HTTP_PORT, LOG_FILTER, SERVICE_NAME } from "./settings.ts";
+import { HTTP_HOST, HTTP_PORT, httpSocketPath, LOG_FILTER, SERVICE_NAME } from "./settings.ts";
 import { errorMessage } from "../core/errors.ts";
 
 /** The exit code of a command line the engine does not understand. */
@@ -88,7 +88,9 @@ export async function runEngineProcess(options: EngineProcessOptions = {}): Prom
   let engine: RunningEngine;
   try {
     // A busy port is reported before the database is opened and migrated.
-    probePort(config.require(HTTP_HOST), config.require(HTTP_PORT));
+    if (httpSocketPath(config) === undefined) {
+      probePort(config.require(HTTP_HOST), config.require(HTTP_PORT));
+    }
     engine = await startEngine({ config, logger, env, readiness: options.readiness });
   } catch (error) {
     return bootFailed(error, logger);

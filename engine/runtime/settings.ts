@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { defineKey, parseLogFilter } from "../core/mod.ts";
+import { type Config, defineKey, parseLogFilter } from "../core/mod.ts";
 
 /** TCP port of the single HTTP listener (0 picks a free port). */
 export const HTTP_PORT = defineKey({
@@ -24,6 +24,20 @@ export const HTTP_HOST = defineKey({
     "Address the HTTP listener binds: loopback by default; 0.0.0.0 for every interface (a container sets it).",
   validate: (v) => v.trim() === "" ? "must not be empty" : undefined,
 });
+
+/** A Unix domain socket the HTTP listener binds instead of a TCP port. */
+export const HTTP_SOCKET = defineKey({
+  key: "sutra.http.socket",
+  type: "string",
+  description:
+    "Path of a Unix domain socket the HTTP listener binds instead of sutra.http.host and sutra.http.port (empty or unset: TCP). A socket file left by a stopped engine is replaced; one another process listens on is refused.",
+});
+
+/** The socket `sutra.http.socket` names, or undefined (unset or empty) for a TCP listener. */
+export function httpSocketPath(config: Config): string | undefined {
+  const path = config.get(HTTP_SOCKET)?.trim();
+  return path ? path : undefined;
+}
 
 /** Connections the HTTP listener holds at once. */
 export const HTTP_MAX_CONNECTIONS = defineKey({

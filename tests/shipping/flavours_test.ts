@@ -1,9 +1,10 @@
 /**
  * Each flavour's generated composition root, run under exactly the
  * permission flags its compiled binary would carry: it boots on the
- * embedded database, serves health and stops cleanly; the file flavour,
- * asked to reach a database server, fails with a diagnostic. With
- * `DENORT_BIN` set the binaries themselves are compiled and run too.
+ * embedded database, serves health and stops cleanly. The file flavour has
+ * no network: it serves on a Unix socket in its data directory, and asked
+ * to listen on TCP or reach a database server it fails with a diagnostic.
+ * With `DENORT_BIN` set the binaries themselves are compiled and run too.
  */
 import assert from "node:assert/strict";
 import {
@@ -40,8 +41,16 @@ async function build(flavour: string, dir: string, port: number): Promise<Flavou
   return b;
 }
 
+/** The Unix socket the file flavour listens on by default, and its boot line. */
+const SOCKET_LISTENING = /listening on unix:([^"\s]+)/;
+
 /** Runs a root with `deno run` and the flags its binary would carry (plus the npm packages' wasm). */
-function runRoot(b: FlavourBuild, dir: string, args: readonly string[]) {
+function runRoot(
+  b: FlavourBuild,
+  dir: string,
+  args: readonly string[],
+  env: Record<string, string> = {},
+) {
   const reads = sourceReads().join(",");
   const flags = b.flags.map((f) => f.startsWith("--allow-read=") ? `${f},${reads}` : f);
   return spawn(Deno.execPath(), [
@@ -55,8 +64,19 @@ function runRoot(b: FlavourBuild, dir: string, args: readonly string[]) {
     ...args,
   ], {
     cwd: dir,
-    env: { SUTRA_DATASOURCE_EMBEDDED_DIR: `${dir}/db`, SUTRA_HTTP_HOST: "127.0.0.1" },
+    env: { SUTRA_DATASOURCE_EMBEDDED_DIR: `${dir}/db`, SUTRA_HTTP_HOST: "127.0.0.1", ...env },
   });
+}
+
+/** GET `path` over the Unix socket `socket`. */
+async function getOverSocket(socket: string, path: string): Promise<Response> {
+  const client = Deno.createHttpClient({ proxy: { transport: "unix", path: socket } });
+  try {
+    const response = await fetch(`http://localhost${path}`, { client });
+    return new Response(await response.bytes(), response);
+  } finally {
+    client.close();
+  }
 }
 
 async function cleanUp(b: FlavourBuild): Promise<void> {
@@ -72,14 +92,24 @@ async function bootsAndServesHealth(flavour: string): Promise<void> {
       assert.ok(!b.flags.includes("--allow-all") && !b.flags.includes("-A"));
       const child = runRoot(b, dir, ["--port", String(port)]);
       try {
-        await child.waitFor(LISTENING);
-        const ready = await until(`http://127.0.0.1:${port}/sutra/health/ready`, 200, child);
-        assert.equal((await ready.json()).status, "UP");
+        if (flavour === "file") {
+          const [, socket] = await child.waitFor(SOCKET_LISTENING);
+          assert.equal(socket, `${dir}/db/sutra.sock`);
+          const live = await getOverSocket(socket, "/sutra/health/live");
+          assert.equal(live.status, 200, await live.clone().text());
+          assert.equal((await live.json()).status, "UP");
+        } else {
+          await child.waitFor(LISTENING);
+          const ready = await until(`http://127.0.0.1:${port}/sutra/health/ready`, 200, child);
+          assert.equal((await ready.json()).status, "UP");
+        }
       } finally {
         child.kill("SIGTERM");
         const { code, output } = await child.exited;
         assert.equal(code, 0, output);
         assert.match(output, /sutra-engine stopped/);
+        // A clean stop leaves no socket file behind.
+        if (flavour === "file") await assert.rejects(Deno.lstat(`${dir}/db/sutra.sock`));
       }
     } finally {
       await cleanUp(b);
@@ -87,7 +117,7 @@ async function bootsAndServesHealth(flavour: string): Promise<void> {
   });
 }
 
-Deno.test("flavour flags: none may run programs; file may bind its listener and nothing else", async () => {
+Deno.test("flavour flags: none may run programs; file has no network, only its Unix socket", async () => {
   await withTempDir(async (dir) => {
     const builds = await Promise.all(["full", "http", "file"].map((f) => build(f, dir, 18080)));
     try {
@@ -106,11 +136,20 @@ Deno.test("flavour flags: none may run programs; file may bind its listener and 
       assert.ok(full.flags.includes("--allow-net"));
       assert.ok(http.flags.includes("--allow-net"));
       assert.deepEqual(http.transports.map((t) => t.name), ["http", "local", "pull"]);
-      assert.ok(file.flags.includes("--allow-net=127.0.0.1:18080"), file.flags.join(" "));
+      // Deno grants a Unix socket as a net permission on its path: no host, no port.
+      assert.deepEqual(
+        file.flags.filter((f) => f.startsWith("--allow-net")),
+        [`--allow-net=unix:${dir}/db/sutra.sock`],
+      );
+      assert.ok(!file.flags.some((f) => /127\.0\.0\.1|18080/.test(f)), file.flags.join(" "));
+      assert.ok(full.flags.every((f) => !f.includes("unix:")));
+      assert.ok(http.flags.every((f) => !f.includes("unix:")));
       assert.ok(file.transports.every((t) => !t.network));
       assert.ok(!file.transports.some((t) => t.name === "http"));
       const root = await Deno.readTextFile(file.root);
       assert.doesNotMatch(root, /transports\/http\//);
+      assert.match(root, /SUTRA_HTTP_SOCKET: ".*\/db\/sutra\.sock"/);
+      assert.doesNotMatch(await Deno.readTextFile(http.root), /SUTRA_HTTP_SOCKET/);
     } finally {
       for (const b of builds) await cleanUp(b).catch(() => {});
     }
@@ -144,6 +183,28 @@ Deno.test("the file flavour asked to reach a database server fails with a diagno
   });
 });
 
+Deno.test("the file flavour asked to listen on TCP is refused with a diagnostic, no stack trace", async () => {
+  await withTempDir(async (dir) => {
+    const port = freePort();
+    const b = await build("file", dir, port);
+    try {
+      // An empty socket setting asks for the TCP listener, which this build may not open.
+      const run = await runRoot(b, dir, ["--port", String(port)], { SUTRA_HTTP_SOCKET: "" })
+        .exited;
+      assert.equal(run.code, 1, run.output);
+      assert.match(
+        run.output,
+        new RegExp(
+          `ERROR SUTRA\\.ENGINE\\.PERMISSION_DENIED: the engine could not start: this build has no net access to 127\\.0\\.0\\.1:${port}`,
+        ),
+      );
+      assert.doesNotMatch(run.output, /^\s+at /m);
+    } finally {
+      await cleanUp(b);
+    }
+  });
+});
+
 const denort = Deno.env.get("DENORT_BIN");
 Deno.test({
   name: "with DENORT_BIN: the compiled flavours boot and serve health",
@@ -163,8 +224,8 @@ Deno.test({
           env: { SUTRA_DATASOURCE_EMBEDDED_DIR: `${dir}/db`, SUTRA_HTTP_HOST: "127.0.0.1" },
         });
         try {
-          await (await until(`http://127.0.0.1:${port}/sutra/health/ready`, 200, child)).body
-            ?.cancel();
+          const [, socket] = await child.waitFor(SOCKET_LISTENING);
+          assert.equal((await getOverSocket(socket, "/sutra/health/live")).status, 200);
         } finally {
           child.kill("SIGTERM");
           assert.equal((await child.exited).code, 0);
