@@ -15,6 +15,11 @@
  * - {@link singletonGate}: consume only while this replica holds the
  *   channel's lease (`singleton: true`), via the SPI's
  *   `TransportContext.lease`;
+ * - {@link ChannelConsumers}: one consumer per bound channel, following
+ *   deploys (a channel gone or changed stops its consumer, a new one gets
+ *   one, a channel that cannot be consumed is reported once), with
+ *   {@link startConsumer} starting it behind the {@link singletonGate} of a
+ *   `singleton: true` channel;
  * - CloudEvents: {@link inboundHeaderName} / {@link outboundHeaderName} for
  *   binary mode, {@link unwrapCloudEvent} for structured mode;
  * - {@link addHeaders} / {@link headerText}: typed broker headers → the
@@ -73,3 +78,12 @@ export {
 } from "./cloudevents.ts";
 export { addHeaders, headerText } from "./headers.ts";
 export { OptionReader } from "./options.ts";
+export {
+  ChannelConsumers,
+  type ChannelConsumersOptions,
+  channelIdentity,
+  type ReportOnce,
+  type RunningConsumer,
+  startConsumer,
+  type StartConsumerOptions,
+} from "./channel_consumers.ts";

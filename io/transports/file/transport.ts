@@ -11,9 +11,9 @@ import type {
   Sink,
   TransportContext,
   TransportFactory,
-  TransportInstance,
 } from "../../../engine/core/transport.ts";
 import { errorMessage } from "../../../engine/core/errors.ts";
+import { ChannelConsumers, type ReportOnce } from "../_broker/mod.ts";
 import { FileConsumer } from "./consumer.ts";
 import { fileChannelOptions } from "./options.ts";
 import { FILE_SCHEME, fileSink } from "./sink.ts";
@@ -21,78 +21,36 @@ import { FILE_SCHEME, fileSink } from "./sink.ts";
 /** How often the transport looks for channels that came or went with a deploy. */
 const RECONCILE_MS = 200;
 
-/** Keeps one consumer per bound channel declaration. */
-class FileChannels implements TransportInstance {
-  readonly #context: TransportContext;
-  readonly #consumers = new Map<BoundChannel["declaration"], Promise<FileConsumer | undefined>>();
-  readonly #reported = new WeakSet<BoundChannel["declaration"]>();
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  #reconciling: Promise<void> = Promise.resolve();
-  #stopped = false;
-
-  constructor(context: TransportContext) {
-    this.#context = context;
-    this.#tick();
-  }
-
-  #tick(): void {
-    this.#reconciling = this.#reconcile().finally(() => {
-      if (!this.#stopped) this.#timer = setTimeout(() => this.#tick(), RECONCILE_MS);
-    });
-  }
-
-  async #reconcile(): Promise<void> {
-    const bound = new Map(this.#context.channels().map((c) => [c.declaration, c]));
-    for (const [declaration, consumer] of this.#consumers) {
-      if (bound.has(declaration)) continue;
-      this.#consumers.delete(declaration);
-      await (await consumer)?.stop();
-    }
-    for (const [declaration, channel] of bound) {
-      if (this.#consumers.has(declaration) || this.#stopped) continue;
-      const started = this.#start(channel);
-      this.#consumers.set(declaration, started);
-      await started;
-    }
-  }
-
-  async #start(channel: BoundChannel): Promise<FileConsumer | undefined> {
-    const declaration = channel.declaration;
-    const options = fileChannelOptions(declaration);
-    if (Array.isArray(options)) {
-      if (!this.#reported.has(declaration)) {
-        this.#reported.add(declaration);
-        for (const problem of options) {
-          this.#context.logger.error(problem.message, {
-            code: problem.code,
-            channel: declaration.name,
-          });
-        }
+/**
+ * A consumer for `channel`, or undefined: its options are wrong (reported
+ * once), or its folders cannot be opened (reported on every pass, since
+ * the next pass tries again: the directory may appear).
+ */
+async function openConsumer(
+  context: TransportContext,
+  channel: BoundChannel,
+  reportOnce: ReportOnce,
+): Promise<FileConsumer | undefined> {
+  const declaration = channel.declaration;
+  const options = fileChannelOptions(declaration);
+  if (Array.isArray(options)) {
+    reportOnce(() => {
+      for (const problem of options) {
+        context.logger.error(problem.message, { code: problem.code, channel: declaration.name });
       }
-      return undefined;
-    }
-    try {
-      return await FileConsumer.start(this.#context, channel, options);
-    } catch (error) {
-      // Forgotten, so the next reconcile tries again (the directory may appear).
-      this.#consumers.delete(declaration);
-      this.#context.logger.error("a file channel's folders cannot be opened", {
-        code: "SUTRA.FILE.DIRECTORY_UNAVAILABLE",
-        channel: declaration.name,
-        directory: options.directory,
-        error: errorMessage(error),
-      });
-      return undefined;
-    }
+    });
+    return undefined;
   }
-
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    clearTimeout(this.#timer);
-    await this.#reconciling;
-    const consumers = [...this.#consumers.values()];
-    this.#consumers.clear();
-    for (const consumer of consumers) await (await consumer)?.stop();
+  try {
+    return await FileConsumer.start(context, channel, options);
+  } catch (error) {
+    context.logger.error("a file channel's folders cannot be opened", {
+      code: "SUTRA.FILE.DIRECTORY_UNAVAILABLE",
+      channel: declaration.name,
+      directory: options.directory,
+      error: errorMessage(error),
+    });
+    return undefined;
   }
 }
 
@@ -101,7 +59,15 @@ export const fileTransport: TransportFactory = {
   name: "file",
   handlesOnComplete: true,
   defaultAckMode: "on-complete",
-  spawn: (context) => new FileChannels(context),
+  spawn: (context) =>
+    new ChannelConsumers({
+      context,
+      transport: "file",
+      intervalMs: RECONCILE_MS,
+      // One consumer per declaration object: each deploy brings its own.
+      identity: (channel) => channel.declaration,
+      open: (channel, reportOnce) => openConsumer(context, channel, reportOnce),
+    }),
   registerSinks(sinks: Registry<Sink>) {
     if (!sinks.has(FILE_SCHEME)) sinks.register(fileSink);
   },
