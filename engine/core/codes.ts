@@ -315,7 +315,8 @@ export const CODES = {
   "SUTRA.PARSE.TEXT.ENCODING": "The bytes are not valid in the charset.",
   "SUTRA.PARSE.XML.DOCTYPE_FORBIDDEN": "An XML payload carries a DOCTYPE.",
   "SUTRA.PARSE.XML.MALFORMED": "Not well-formed XML (line, column).",
-  "SUTRA.PARSE.XML.TOO_DEEP": "Elements nest deeper than 512 levels.",
+  "SUTRA.PARSE.XML.TOO_DEEP":
+    "Elements nest deeper than 512 levels (256 in an xsd codec, libxml2's limit).",
   "SUTRA.PARSE.YAML.MALFORMED":
     "Not well-formed YAML, a duplicate key, several documents, or too many aliases.",
   "SUTRA.PARSE.YAML.WARNING": "A YAML parser warning (not an error).",
