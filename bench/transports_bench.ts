@@ -6,7 +6,8 @@
  * - `rabbitmq on-persist stateless`: N messages preloaded on a durable
  *   queue; the engine (retention PT0S, so nothing is kept) consumes them
  *   on an on-persist channel whose process starts and ends at once; the
- *   rate counts messages from the first captured to the last completed.
+ *   rate counts messages from the first captured to the last completed,
+ *   and the line adds the engine's statements and commits per message.
  * - `raw amqplib consume+ack`: the same N messages on a queue of the same
  *   shape, consumed with the same prefetch and acknowledged one by one.
  *
@@ -21,6 +22,7 @@
 import amqp from "amqplib";
 import { Buffer } from "node:buffer";
 import { join } from "node:path";
+import type { RunningEngine } from "../engine/runtime/mod.ts";
 import {
   benchArgs,
   benchLines,
@@ -124,8 +126,52 @@ async function statelessPackage(queue: string): Promise<string> {
   return dir;
 }
 
+/**
+ * Counts the statements the engine sends through `db`, and its commits
+ * (transactions, and writes sent alone), from now until `restore`;
+ * `uncounted` queries around the count.
+ */
+function countStatements(db: RunningEngine["database"]) {
+  const query = db.query.bind(db);
+  const transaction = db.transaction.bind(db);
+  const counted = {
+    statements: 0,
+    transactions: 0,
+    uncounted: { query },
+    restore: () => Object.assign(db, { query, transaction }),
+  };
+  const countingTx = <T extends object>(tx: T): T =>
+    new Proxy(tx, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver);
+        if (key !== "query" || typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          counted.statements++;
+          return value.apply(target, args);
+        };
+      },
+    });
+  Object.assign(db, {
+    query: (...args: Parameters<typeof db.query>) => {
+      counted.statements++;
+      // A write outside a transaction commits on its own.
+      if (!/^\s*select\b/i.test(args[0])) counted.transactions++;
+      return query(...args);
+    },
+    transaction: <T>(fn: Parameters<typeof db.transaction<T>>[0]) => {
+      counted.transactions++;
+      return transaction((tx) => fn(countingTx(tx)));
+    },
+  });
+  return counted;
+}
+
 /** The engine: deploy, then time the preloaded queue from first capture to last completion. */
-async function engineLoop(queue: string): Promise<{ rate: number; cpu: CpuUse }> {
+async function engineLoop(
+  queue: string,
+): Promise<
+  { rate: number; cpu: CpuUse; statementsPerMessage: number; transactionsPerMessage: number }
+> {
   const schema = freshSchema();
   const dir = await statelessPackage(queue);
   const engine = await startBenchEngine({
@@ -136,15 +182,18 @@ async function engineLoop(queue: string): Promise<{ rate: number; cpu: CpuUse }>
     },
     packages: [dir],
   });
+  const counted = countStatements(engine.database);
   // A message leaves two inbox rows once it ran: its capture (then done) and its dedup record.
   const rows = async () =>
-    (await engine.database.query<{ total: number; pending: number }>(
+    (await counted.uncounted.query<{ total: number; pending: number }>(
       `select count(*)::int as total, (count(*) filter (where state = 'pending'))::int as pending
          from inbox`,
     )).rows[0];
   try {
     let started = 0;
     while ((started = (await rows()).total) === 0) await new Promise((r) => setTimeout(r, 5));
+    // Rows, not messages: a message leaves two once it ran.
+    const countedFrom = messages - started / 2;
     const first = performance.now();
     const meter = cpuMeter();
     for (;;) {
@@ -153,8 +202,15 @@ async function engineLoop(queue: string): Promise<{ rate: number; cpu: CpuUse }>
       await new Promise((r) => setTimeout(r, 20));
     }
     const rate = (messages - started) / ((performance.now() - first) / 1000);
-    return { rate, cpu: meter.stop(rate) };
+    const perMessage = (n: number) => Math.round((n / countedFrom) * 100) / 100;
+    return {
+      rate,
+      cpu: meter.stop(rate),
+      statementsPerMessage: perMessage(counted.statements),
+      transactionsPerMessage: perMessage(counted.transactions),
+    };
   } finally {
+    counted.restore();
     await engine.stop();
     await Deno.remove(dir, { recursive: true });
     if (database) await dropSchema(database, schema);
@@ -176,7 +232,11 @@ try {
   lines.rate("raw amqplib consume+ack", raw.rate, { ...raw.cpu });
   await preload(channel, engineQueue, messages);
   const engine = await engineLoop(engineQueue);
-  lines.rate("rabbitmq on-persist stateless", engine.rate, { ...engine.cpu });
+  lines.rate("rabbitmq on-persist stateless", engine.rate, {
+    ...engine.cpu,
+    statementsPerMessage: engine.statementsPerMessage,
+    transactionsPerMessage: engine.transactionsPerMessage,
+  });
   lines.record({
     scenario: "ratio engine/raw",
     ratio: Math.round((engine.rate / raw.rate) * 1000) / 1000,

@@ -37,6 +37,7 @@ import {
 import { type EncodeContext, outboxRows, replyOf } from "./encode.ts";
 import { replyRows } from "./reply_route.ts";
 import { groupCommitOf } from "./group_commit.ts";
+import { offLane } from "./lanes.ts";
 import { aliasPredictionsOf } from "./alias_predictions.ts";
 import { type Capture, markCaptured } from "./inbox.ts";
 import { type DedupKey, DuplicateDeliveryError, recordDelivery } from "./dedup.ts";
@@ -142,20 +143,24 @@ async function commitAndAnswer(
     // A step with nothing to make durable (it ended at once and keeps no history) skips the database.
     if (t.dedup || t.also || t.capture || !commitsNothing(step)) {
       const written: StepCommit = { ...step, snapshot: encodeSnapshotText(t.plan, state) };
-      await groupCommitOf(o.db).commit({
-        step: written,
-        work: (tx) =>
-          inOrder([
-            t.dedup && recordDelivery(tx, t.dedup, t.instanceId),
-            t.also?.(tx),
-            t.capture && markCaptured(tx, {
-              tenant: t.capture.tenant,
-              eventId: t.capture.eventId,
-              channel: t.capture.delivery.channel,
-              instanceId: t.instanceId,
-            }),
-          ].filter((q) => q !== undefined)),
-      });
+      // Waiting for the log flush is not running: the lane steps other instances meanwhile,
+      // whose commits join this one's group (the instance's own next step still waits).
+      await offLane(() =>
+        groupCommitOf(o.db).commit({
+          step: written,
+          work: (tx) =>
+            inOrder([
+              t.dedup && recordDelivery(tx, t.dedup, t.instanceId),
+              t.also?.(tx),
+              t.capture && markCaptured(tx, {
+                tenant: t.capture.tenant,
+                eventId: t.capture.eventId,
+                channel: t.capture.delivery.channel,
+                instanceId: t.instanceId,
+              }),
+            ].filter((q) => q !== undefined)),
+        })
+      );
     }
   } catch (error) {
     if (error instanceof AliasConflictError) {

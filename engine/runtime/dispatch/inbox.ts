@@ -16,11 +16,38 @@ export interface Capture {
   readonly delivery: InboundDelivery;
 }
 
-/** Stores a message as pending; it is acknowledged once this resolves. */
-export async function storeCapture(db: Queryable, c: Capture): Promise<void> {
-  await db.query(
+/** Marks the id of a capture made from a message its transport gave an idempotency key. */
+const KEYED = "@";
+
+/**
+ * The id a message is captured under: its transport's idempotency key when
+ * it has one (so a copy the broker redelivers finds the first, and a
+ * redriven capture keeps the key its dedup needs), else a fresh id. No
+ * dedup row's id starts with `@` (those start with a process id or `=`).
+ */
+export function captureId(delivery: InboundDelivery): string {
+  return delivery.idempotencyKey === undefined ? newId() : `${KEYED}${delivery.idempotencyKey}`;
+}
+
+/** The idempotency key a capture id carries, if any. */
+export function keyOfCapture(eventId: string): string | undefined {
+  return eventId.startsWith(KEYED) ? eventId.slice(KEYED.length) : undefined;
+}
+
+/**
+ * Stores a message as pending; it is acknowledged once this resolves.
+ * Answers false when a copy is captured already: still pending (its run is
+ * due) or run into an instance. A copy whose capture was settled without
+ * an instance (refused) is captured again, as a new message would be.
+ */
+export async function storeCapture(db: Queryable, c: Capture): Promise<boolean> {
+  const { rowCount } = await db.query(
     `insert into inbox (tenant, channel, event_id, state, body, content_type, headers)
-     values ($1, $2, $3, 'pending', $4, $5, $6)`,
+     values ($1, $2, $3, 'pending', $4, $5, $6)
+     on conflict (tenant, channel, event_id) do update
+       set state = 'pending', body = excluded.body, content_type = excluded.content_type,
+           headers = excluded.headers, attempts = 0, received_at = now()
+       where inbox.state = 'done' and inbox.instance_id is null`,
     [
       c.tenant,
       c.delivery.channel,
@@ -30,6 +57,7 @@ export async function storeCapture(db: Queryable, c: Capture): Promise<void> {
       c.delivery.headers,
     ],
   );
+  return rowCount === 1;
 }
 
 /** Marks a captured message done (inside the step's transaction). */

@@ -54,7 +54,14 @@ import {
   type Route,
 } from "./channels.ts";
 import type { Lanes } from "./lanes.ts";
-import { type Capture, consumeFailedCapture, dropCaptured, storeCapture } from "./inbox.ts";
+import { groupCommitOf } from "./group_commit.ts";
+import {
+  type Capture,
+  captureId,
+  consumeFailedCapture,
+  dropCaptured,
+  storeCapture,
+} from "./inbox.ts";
 import { advanceInstance, startInstance } from "./advance.ts";
 import { aliasPredictionsOf } from "./alias_predictions.ts";
 import { relayAliasValues, relayBeyondLimits } from "./limits.ts";
@@ -91,6 +98,8 @@ const RETRYABLE: ReadonlySet<RefusalClass> = new Set(["retry", "overloaded", "fa
 /** What one run of a delivery got as far as: the node it was for, once known. */
 interface Attempt {
   consumer?: { readonly route: Route; readonly instanceId?: string };
+  /** A step committed with the capture, marking it done in the same transaction. */
+  consumedCapture?: boolean;
 }
 
 /** The node a message is for: a relay's carries the instance it correlated with. */
@@ -285,6 +294,8 @@ export async function consumerOf(
 export class Dispatcher {
   readonly #o: DispatcherOptions;
   #table: ChannelTable;
+  /** The captures this process is running now (tenant, channel, event id). */
+  readonly #running = new Set<string>();
 
   constructor(options: DispatcherOptions) {
     this.#o = options;
@@ -349,6 +360,19 @@ export class Dispatcher {
    * consumed with an incident as `q:process idempotent` says ({@link redrives}).
    */
   async runCaptured(capture: Capture): Promise<DeliveryOutcome> {
+    const key = [capture.tenant, capture.delivery.channel, capture.eventId].join("\u0000");
+    // A capture still queued here behind a backlog looks orphaned to the redrive sweep; the
+    // redriven copy lacks the transport's idempotency key, so running it too could run it twice.
+    if (this.#running.has(key)) return { kind: "captured", receiptId: capture.eventId };
+    this.#running.add(key);
+    try {
+      return await this.#runCaptured(capture);
+    } finally {
+      this.#running.delete(key);
+    }
+  }
+
+  async #runCaptured(capture: Capture): Promise<DeliveryOutcome> {
     const attempt: Attempt = {};
     const outcome = await this.#guarded(capture.delivery, capture, attempt);
     if (outcome.kind === "refused" && redrives(outcome.refusal, attempt)) return outcome;
@@ -365,7 +389,7 @@ export class Dispatcher {
       });
     }
     // Refused for good, or answered from an earlier delivery: either way it is settled.
-    await dropCaptured(this.#o.db, row);
+    if (!attempt.consumedCapture) await dropCaptured(this.#o.db, row);
     return outcome;
   }
 
@@ -496,8 +520,8 @@ export class Dispatcher {
       return await captureInbound(this.#o.db, channel, delivery, (c) => this.runCaptured(c));
     }
     return consumer.role === "start"
-      ? await this.#starts(screened, consumer.routes, receipt, hold)
-      : await this.#relay(screened, consumer, receipt, hold);
+      ? await this.#starts(screened, consumer.routes, receipt, hold, attempt)
+      : await this.#relay(screened, consumer, receipt, hold, attempt);
   }
 
   async #starts(
@@ -505,6 +529,7 @@ export class Dispatcher {
     routes: readonly Route[],
     receipt: Capture | undefined,
     hold: AckHold | undefined,
+    attempt: Attempt,
   ): Promise<DeliveryOutcome> {
     const outcomes: DeliveryOutcome[] = [];
     for (const route of routes) {
@@ -520,12 +545,12 @@ export class Dispatcher {
         continue;
       }
       const instanceId = newId();
-      outcomes.push(
-        await this.#onLane(
-          instanceId,
-          (lane) => runStart(this.#o, { screened, route, instanceId, lane, receipt, dedup, hold }),
-        ),
+      const outcome = await this.#onLane(
+        instanceId,
+        (lane) => runStart(this.#o, { screened, route, instanceId, lane, receipt, dedup, hold }),
       );
+      consumed(attempt, receipt, outcome);
+      outcomes.push(outcome);
     }
     return settle(outcomes);
   }
@@ -535,6 +560,7 @@ export class Dispatcher {
     found: Correlated,
     receipt: Capture | undefined,
     hold: AckHold | undefined,
+    attempt: Attempt,
   ): Promise<DeliveryOutcome | typeof MOVED> {
     const dedup = dedupKeyOf(
       found.route,
@@ -545,10 +571,12 @@ export class Dispatcher {
     const earlier = dedup && await earlierDelivery(this.#o.db, dedup);
     if (earlier) return { kind: "settled", instances: [earlier] };
     // The one handoff: resolved on the arrival lane, run on the instance's lane.
-    return await this.#onLane(
+    const outcome = await this.#onLane(
       found.instanceId,
       (lane) => runResume(this.#o, { screened, ...found, lane, receipt, dedup, hold }),
     );
+    if (outcome !== MOVED) consumed(attempt, receipt, outcome);
+    return outcome;
   }
 
   #scope(screened: Screened): { tenant: string; channel: string } {
@@ -558,6 +586,11 @@ export class Dispatcher {
   #onLane<T>(key: string, work: (lane: number) => Promise<T>): Promise<T> {
     return this.#o.lanes.run(key, work);
   }
+}
+
+/** Notes that a step committed with the capture: its transaction marked the capture done. */
+function consumed(attempt: Attempt, receipt: Capture | undefined, outcome: DeliveryOutcome): void {
+  if (receipt && outcome.kind === "settled") attempt.consumedCapture = true;
 }
 
 /**
@@ -579,10 +612,15 @@ export async function captureInbound(
   delivery: InboundDelivery,
   run: (capture: Capture) => Promise<unknown>,
 ): Promise<DeliveryOutcome> {
-  const capture: Capture = { tenant: channel.tenant, eventId: newId(), delivery };
-  await storeCapture(db, capture);
+  const capture: Capture = { tenant: channel.tenant, eventId: captureId(delivery), delivery };
+  let stored = false;
+  // Shares a transaction (one log flush) with the captures and steps committing meanwhile.
+  await groupCommitOf(db).commit({
+    work: async (tx) => stored = await storeCapture(tx, capture),
+  });
   // Processing continues after the acknowledgement; a crash leaves the row pending for redrive.
-  setTimeout(() => void run(capture), 0);
+  // A copy captured before is acknowledged only: the first capture's run is due, or done.
+  if (stored) setTimeout(() => void run(capture), 0);
   return { kind: "captured", receiptId: capture.eventId };
 }
 

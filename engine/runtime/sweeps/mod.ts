@@ -18,7 +18,7 @@
  */
 import type { Logger } from "../../core/log.ts";
 import type { Database } from "../../persistence/mod.ts";
-import type { Capture } from "../dispatch/inbox.ts";
+import { type Capture, keyOfCapture } from "../dispatch/inbox.ts";
 import { releaseLease, tryLease } from "../leases.ts";
 import { PollLoop } from "../poll_loop.ts";
 
@@ -62,16 +62,21 @@ export async function takeOrphanedCaptures(
       returning tenant, channel, event_id, body, content_type, headers`,
     [options.orphanAfterMs / 1000, options.limit],
   );
-  return rows.map((r) => ({
-    tenant: r.tenant,
-    eventId: r.event_id,
-    delivery: {
-      channel: r.channel,
-      body: r.body,
-      headers: r.headers,
-      ...(r.content_type === null ? {} : { contentType: r.content_type }),
-    },
-  }));
+  return rows.map((r) => {
+    // The key the transport gave the message, kept in its capture id for the dedup of the run.
+    const key = keyOfCapture(r.event_id);
+    return {
+      tenant: r.tenant,
+      eventId: r.event_id,
+      delivery: {
+        channel: r.channel,
+        body: r.body,
+        headers: r.headers,
+        ...(r.content_type === null ? {} : { contentType: r.content_type }),
+        ...(key === undefined ? {} : { idempotencyKey: key }),
+      },
+    };
+  });
 }
 
 /** Releases claims older than `olderThanMs`; resolves to how many. */
