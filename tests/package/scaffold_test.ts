@@ -63,6 +63,8 @@ Deno.test("create app, then every line of its README, against a running engine",
       "sutra package",
       "sutra deployments",
       "export DEMO_API_KEY=change-me",
+      "SUTRA_ADMIN_AUTH_API_KEY=env:SUTRA_ADMIN_API_KEY sutra-engine",
+      "export DEMO_API_KEY=change-me",
       "sutra deploy",
       "curl -sS",
       "./smoke.sh",
@@ -70,22 +72,23 @@ Deno.test("create app, then every line of its README, against a running engine",
       "sutra create",
     ]);
 
-    // The engine the README tells the reader to start, with the keys it exports.
+    // The engine the README tells the reader to start, with the keys it exports and the
+    // assignments its start line carries.
     const env: Record<string, string> = {};
     for (const line of lines) if (line.startsWith("export ")) Object.assign(env, exports(line));
+    const start = lines.find((l) => l.endsWith(" sutra-engine"))!;
+    const assigned = Object.fromEntries(
+      start.split(/\s+/).slice(0, -1).map((pair) => pair.split("=", 2) as [string, string]),
+    );
     const engine = spawnEngine({
       cwd: root,
-      env: {
-        ...env,
-        SUTRA_DATASOURCE_URL: "memory://",
-        SUTRA_ADMIN_AUTH_API_KEY: "env:SUTRA_ADMIN_API_KEY",
-      },
+      env: { ...env, ...assigned, SUTRA_DATASOURCE_URL: "memory://" },
     });
     try {
       const url = `http://127.0.0.1:${await engine.started}`;
       const results: { line: string; ran: Ran }[] = [];
       for (const line of lines) {
-        if (line.startsWith("export ")) continue;
+        if (line.startsWith("export ") || line === start) continue;
         const concrete = line.replaceAll(README_ENGINE, url);
         const ran = line.startsWith("sutra ")
           ? await sutra(concrete.split(/\s+/).slice(1), app, env)
