@@ -18,11 +18,10 @@
 // @ts-types="@types/amqplib"
 import amqp from "amqplib";
 import { Buffer } from "node:buffer";
-import { join } from "node:path";
 import rhea from "rhea";
 import type { EventContext, Message } from "rhea";
 import { Amqp10Connection } from "../io/transports/amqp10/_connection.ts";
-import { dropSchema, freshSchema, startBenchEngine } from "./_support.ts";
+import { dropSchema, freshSchema, startBenchEngine, statelessChannelPackage } from "./_support.ts";
 
 /** Options for {@link amqp10BenchLine}. */
 export interface Amqp10BenchOptions {
@@ -106,47 +105,14 @@ async function rawLoop(o: Amqp10BenchOptions, address: string): Promise<number> 
   }
 }
 
-/** A package whose on-persist amqp10 channel starts a process that ends at once. */
-async function statelessPackage(o: Amqp10BenchOptions, address: string): Promise<string> {
-  const dir = await Deno.makeTempDir({ prefix: "sutra-bench-amqp10-" });
-  await Deno.mkdir(join(dir, "bpmn"));
-  await Deno.writeTextFile(
-    join(dir, "package.yaml"),
-    "labels:\n  tenant: default\n  module: amqp10-bench\n  version: 1.0.0\nengine:\n  minContract: 1\n",
-  );
-  await Deno.writeTextFile(
-    join(dir, "channels.yaml"),
-    `channels:
-  - name: bench-a10
-    transport: amqp10
-    codec: urn:sutra:codec:json
-    ack-mode: on-persist
-    options:
-      url: env:SUTRA_BENCH_AMQP10_URL
-      address: "${address}"
-      prefetch: ${o.prefetch}
-`,
-  );
-  await Deno.writeTextFile(
-    join(dir, "bpmn", "stateless.bpmn"),
-    `<?xml version="1.0" encoding="UTF-8"?>
-<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:q="urn:sutra:q:1.0"
-                  id="amqp10-bench" targetNamespace="urn:bench:amqp10">
-  <bpmn:process id="stateless" isExecutable="true">
-    <bpmn:startEvent id="In"><bpmn:extensionElements><q:source channel="bench-a10"/></bpmn:extensionElements></bpmn:startEvent>
-    <bpmn:sequenceFlow id="f1" sourceRef="In" targetRef="Done"/>
-    <bpmn:endEvent id="Done"/>
-  </bpmn:process>
-</bpmn:definitions>
-`,
-  );
-  return dir;
-}
-
 /** The engine: deploy, then time the preloaded queue from the first capture to the last run. */
 async function engineLoop(o: Amqp10BenchOptions, address: string): Promise<number> {
   const schema = freshSchema();
-  const dir = await statelessPackage(o, address);
+  const dir = await statelessChannelPackage("amqp10-bench", {
+    name: "bench-a10",
+    transport: "amqp10",
+    options: { url: "env:SUTRA_BENCH_AMQP10_URL", address, prefetch: o.prefetch },
+  });
   const engine = await startBenchEngine({
     env: {
       SUTRA_BENCH_AMQP10_URL: o.brokerUrl,

@@ -230,6 +230,57 @@ export async function startBenchEngine(options: {
   return running;
 }
 
+/** The queue channel of {@link statelessChannelPackage}. */
+export interface BenchChannel {
+  readonly name: string;
+  readonly transport: string;
+  /** The channel's `options:`, each written as `key: value` (values are YAML scalars). */
+  readonly options: Readonly<Record<string, string | number>>;
+}
+
+/**
+ * Writes a package whose on-persist `channel` starts a process that ends at
+ * once (a stateless flow) into a new temporary directory, and returns it.
+ */
+export async function statelessChannelPackage(
+  module: string,
+  channel: BenchChannel,
+): Promise<string> {
+  const dir = await Deno.makeTempDir({ prefix: `sutra-bench-${module}-` });
+  await Deno.mkdir(`${dir}/bpmn`);
+  await Deno.writeTextFile(
+    `${dir}/package.yaml`,
+    `labels:\n  tenant: default\n  module: ${module}\n  version: 1.0.0\nengine:\n  minContract: 1\n`,
+  );
+  const options = Object.entries(channel.options).map(([k, v]) =>
+    `      ${k}: ${JSON.stringify(v)}\n`
+  );
+  await Deno.writeTextFile(
+    `${dir}/channels.yaml`,
+    `channels:
+  - name: ${channel.name}
+    transport: ${channel.transport}
+    codec: urn:sutra:codec:json
+    ack-mode: on-persist
+    options:
+${options.join("")}`,
+  );
+  await Deno.writeTextFile(
+    `${dir}/bpmn/stateless.bpmn`,
+    `<?xml version="1.0" encoding="UTF-8"?>
+<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:q="urn:sutra:q:1.0"
+                  id="${module}" targetNamespace="urn:bench:${module}">
+  <bpmn:process id="stateless" isExecutable="true">
+    <bpmn:startEvent id="In"><bpmn:extensionElements><q:source channel="${channel.name}"/></bpmn:extensionElements></bpmn:startEvent>
+    <bpmn:sequenceFlow id="f1" sourceRef="In" targetRef="Done"/>
+    <bpmn:endEvent id="Done"/>
+  </bpmn:process>
+</bpmn:definitions>
+`,
+  );
+  return dir;
+}
+
 /** A schema name no other run uses, for one bench run on a shared server. */
 export function freshSchema(): string {
   return `sutra_bench_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;

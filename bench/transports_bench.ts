@@ -11,7 +11,10 @@
  * - `raw amqplib consume+ack`: the same N messages on a queue of the same
  *   shape, consumed with the same prefetch and acknowledged one by one.
  *
- * The ratio line divides the two. Needs the broker named by
+ * - `amqp10 on-persist stateless` beside `raw rhea receive+accept`: the
+ *   same shape through RabbitMQ's AMQP 1.0 plugin (`bench/_amqp10_bench_line.ts`).
+ *
+ * Each ratio line divides an engine line by its raw loop. Needs the broker named by
  * `SUTRA_TEST_RABBITMQ_URL` (default the local guest account); the engine
  * keeps its state on `SUTRA_TEST_DATABASE_URL` when set, else in-memory
  * PGlite. `--messages N` (default 5000), `--prefetch N` (default 64).
@@ -21,7 +24,6 @@
 // @ts-types="@types/amqplib"
 import amqp from "amqplib";
 import { Buffer } from "node:buffer";
-import { join } from "node:path";
 import type { RunningEngine } from "../engine/runtime/mod.ts";
 import {
   benchArgs,
@@ -32,7 +34,9 @@ import {
   freshSchema,
   serverUrl,
   startBenchEngine,
+  statelessChannelPackage,
 } from "./_support.ts";
+import { amqp10BenchLine } from "./_amqp10_bench_line.ts";
 
 const args = benchArgs();
 const messages = Number(args.get("messages") ?? 5000);
@@ -89,43 +93,6 @@ async function rawLoop(queue: string): Promise<{ rate: number; cpu: CpuUse }> {
   }
 }
 
-/** A package whose on-persist rabbitmq channel starts a process that ends at once. */
-async function statelessPackage(queue: string): Promise<string> {
-  const dir = await Deno.makeTempDir({ prefix: "sutra-bench-transports-" });
-  await Deno.mkdir(join(dir, "bpmn"));
-  await Deno.writeTextFile(
-    join(dir, "package.yaml"),
-    "labels:\n  tenant: default\n  module: transports-bench\n  version: 1.0.0\nengine:\n  minContract: 1\n",
-  );
-  await Deno.writeTextFile(
-    join(dir, "channels.yaml"),
-    `channels:
-  - name: bench-in
-    transport: rabbitmq
-    codec: urn:sutra:codec:json
-    ack-mode: on-persist
-    options:
-      url: env:SUTRA_TEST_RABBITMQ_URL
-      queue: "${queue}"
-      prefetch: ${prefetch}
-`,
-  );
-  await Deno.writeTextFile(
-    join(dir, "bpmn", "stateless.bpmn"),
-    `<?xml version="1.0" encoding="UTF-8"?>
-<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:q="urn:sutra:q:1.0"
-                  id="transports-bench" targetNamespace="urn:bench:transports">
-  <bpmn:process id="stateless" isExecutable="true">
-    <bpmn:startEvent id="In"><bpmn:extensionElements><q:source channel="bench-in"/></bpmn:extensionElements></bpmn:startEvent>
-    <bpmn:sequenceFlow id="f1" sourceRef="In" targetRef="Done"/>
-    <bpmn:endEvent id="Done"/>
-  </bpmn:process>
-</bpmn:definitions>
-`,
-  );
-  return dir;
-}
-
 /**
  * Counts the statements the engine sends through `db`, and its commits
  * (transactions, and writes sent alone), from now until `restore`;
@@ -173,7 +140,11 @@ async function engineLoop(
   { rate: number; cpu: CpuUse; statementsPerMessage: number; transactionsPerMessage: number }
 > {
   const schema = freshSchema();
-  const dir = await statelessPackage(queue);
+  const dir = await statelessChannelPackage("transports-bench", {
+    name: "bench-in",
+    transport: "rabbitmq",
+    options: { url: "env:SUTRA_TEST_RABBITMQ_URL", queue, prefetch },
+  });
   const engine = await startBenchEngine({
     env: {
       SUTRA_TEST_RABBITMQ_URL: brokerUrl,
@@ -240,6 +211,14 @@ try {
   lines.record({
     scenario: "ratio engine/raw",
     ratio: Math.round((engine.rate / raw.rate) * 1000) / 1000,
+  });
+  // The AMQP 1.0 transport on the same broker, through its AMQP 1.0 plugin.
+  const a10 = await amqp10BenchLine({ brokerUrl, messages, prefetch, database });
+  lines.rate("raw rhea receive+accept", a10.raw);
+  lines.rate("amqp10 on-persist stateless", a10.engine);
+  lines.record({
+    scenario: "ratio amqp10 engine/raw",
+    ratio: Math.round((a10.engine / a10.raw) * 1000) / 1000,
   });
 } finally {
   for (const q of [rawQueue, engineQueue, `${engineQueue}.dlq`]) {
