@@ -66,6 +66,17 @@ export class BuildError extends Error {
   }
 }
 
+/** Runs a build command's body; a {@link BuildError} becomes one `ERROR` line and its exit code. */
+export async function runBuild(body: () => Promise<number>): Promise<number> {
+  try {
+    return await body();
+  } catch (error) {
+    if (!(error instanceof BuildError)) throw error;
+    console.error(`ERROR ${error.code}: ${error.message}`);
+    return error.exit;
+  }
+}
+
 /** What the command line asked for. */
 export interface CompileRequest {
   readonly flavours: readonly { name: string; transports: readonly string[] | "all" }[];
@@ -279,8 +290,8 @@ async function compileOne(args: readonly string[]): Promise<void> {
   );
 }
 
-async function main(args: readonly string[]): Promise<number> {
-  try {
+function main(args: readonly string[]): Promise<number> {
+  return runBuild(async () => {
     const request = await readRequest(args);
     const builds = await prepareFlavours(request);
     for (const b of builds) {
@@ -295,11 +306,7 @@ async function main(args: readonly string[]): Promise<number> {
       console.error(`built ${args.at(-2)}`);
     }
     return 0;
-  } catch (error) {
-    if (!(error instanceof BuildError)) throw error;
-    console.error(`ERROR ${error.code}: ${error.message}`);
-    return error.exit;
-  }
+  });
 }
 
 if (import.meta.main) Deno.exit(await main(Deno.args));

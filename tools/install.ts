@@ -13,7 +13,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { BuildError, readRequest } from "./compile.ts";
+import { BuildError, readRequest, runBuild } from "./compile.ts";
 import { cliFlags, engineFlags, REPO_ROOT, resolveTransports } from "./flavours.ts";
 import { errorMessage } from "../engine/core/errors.ts";
 
@@ -73,8 +73,8 @@ export async function installCommands(args: readonly string[]): Promise<string[]
   ];
 }
 
-async function main(args: readonly string[]): Promise<number> {
-  try {
+function main(args: readonly string[]): Promise<number> {
+  return runBuild(async () => {
     for (const command of await installCommands(args)) {
       const name = command[command.indexOf("--name") + 1];
       const status = await new Deno.Command(Deno.execPath(), { args: command }).spawn().status;
@@ -87,11 +87,7 @@ async function main(args: readonly string[]): Promise<number> {
       console.error(`installed ${name}`);
     }
     return 0;
-  } catch (error) {
-    if (!(error instanceof BuildError)) throw error;
-    console.error(`ERROR ${error.code}: ${error.message}`);
-    return error.exit;
-  }
+  });
 }
 
 if (import.meta.main) Deno.exit(await main(Deno.args));
