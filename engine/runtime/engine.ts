@@ -97,8 +97,9 @@ export interface EngineOptions {
 
 /** A running engine. */
 export interface RunningEngine {
-  /** Base URL of the HTTP listener, e.g. `http://127.0.0.1:8080`. */
+  /** Base URL of the HTTP listener: `http://127.0.0.1:8080`, or `http+unix://<path>` on a socket. */
   readonly url: string;
+  /** The TCP port listened on; 0 on a Unix socket (`sutra.http.socket`). */
   readonly port: number;
   readonly database: Database;
   /** The deployment service (deploy, undeploy, the registry dispatch serves from). */
