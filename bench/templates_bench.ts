@@ -4,10 +4,10 @@
  * the same run: `JSON.stringify` of the same 20 fields for the JSON body, a
  * hand-written escaped string concatenation for the XML bodies.
  *
- * The XSLT stylesheet is compiled once at load by Saxonica's `xslt3` command
- * in a child process; a render is one `SaxonJS.XPath.evaluate` building the
- * variables as XDM values plus one `SaxonJS.transform` of the compiled
- * stylesheet. The load is timed too (it needs `--allow-run`).
+ * The XSLT stylesheet is compiled once at load, in process, by SaxonJS's own
+ * compiler; a render is one `SaxonJS.XPath.evaluate` building the variables
+ * as XDM values plus one `SaxonJS.transform` of the compiled stylesheet. The
+ * load is timed too.
  *
  *     deno run -P=bench bench/templates_bench.ts [N]
  *
