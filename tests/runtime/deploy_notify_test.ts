@@ -21,7 +21,8 @@ Deno.test("a deploy's completion event is written to a notify=file:// directory"
     assert.equal(response.status, 202, JSON.stringify(accepted));
     const written = async () => {
       const names: string[] = [];
-      for await (const e of Deno.readDir(dir)) names.push(e.name);
+      // The sink writes a dot-named temporary file first; only renamed files count.
+      for await (const e of Deno.readDir(dir)) if (!e.name.startsWith(".")) names.push(e.name);
       return names;
     };
     await until(async () => (await written()).length === 1);
