@@ -59,6 +59,8 @@ function child(target: ServerSchema, url: string, cwd: string): EngineChild {
       // Captures the killed engine acknowledged but never ran are run again soon.
       SUTRA_INBOX_REDRIVE_AFTER: "PT1S",
       SUTRA_ENGINE_SWEEP_INTERVAL: "PT0.5S",
+      // Sends the killed engine had claimed are taken over soon, not after the default minute.
+      SUTRA_OUTBOX_CLAIM_TIMEOUT: "PT2S",
     },
   });
 }
@@ -109,7 +111,7 @@ rabbitTest(
               confirmedOrders.add(JSON.parse(m.body).orderId);
             }
             return confirmedIds.size >= 1000;
-          });
+          }, 90_000);
         } finally {
           await stopChild(second);
         }
