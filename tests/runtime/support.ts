@@ -108,11 +108,19 @@ export async function withDeployed(
   }
 }
 
-/** Checks `check` every 25 ms for up to 10 s; fails the test if it never holds. */
-export async function until(check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 400; i++) {
+/** Checks `check` every 25 ms for about `timeoutMs` (10 s); fails the test if it never holds. */
+export async function until(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  for (let i = 0; i < timeoutMs / 25; i++) {
     if (await check()) return;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   throw new Error("the condition never held");
+}
+
+/** The status of every instance row, sorted. */
+export async function instanceStatuses(engine: RunningEngine): Promise<string[]> {
+  const { rows } = await engine.database.query<{ status: string }>(
+    "select status from instances order by status",
+  );
+  return rows.map((r) => r.status);
 }

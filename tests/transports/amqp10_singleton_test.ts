@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import type { RunningEngine } from "../../engine/runtime/mod.ts";
-import { bootEngine } from "../runtime/support.ts";
+import { bootEngine, until } from "../runtime/support.ts";
 import { withServerDatabase } from "../support/test_database.ts";
 import {
   Amqp10Client,
@@ -18,14 +18,6 @@ import {
   uniquePrefix,
   URL_VARIABLE,
 } from "../support/amqp10.ts";
-
-async function until(check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!await check()) {
-    if (Date.now() > deadline) throw new Error("the condition never held");
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 amqp10Test(
   "amqp10 singleton: one consumer across two engines; the other takes over",
@@ -59,13 +51,13 @@ amqp10Test(
         try {
           const first = await boot("replica-a");
           await first.deployments.deploy(await amqp10Package({ prefix: q, singleton: true }));
-          await until(async () => await consumers() === 1);
+          await until(async () => await consumers() === 1, 15_000);
           await boot("replica-b");
           await order("before");
           // The second engine serves the deployment too, but does not consume the singleton.
           assert.equal(await consumers(), 1);
           await engines.shift()!.stop();
-          await until(async () => await consumers() === 1);
+          await until(async () => await consumers() === 1, 15_000);
           await order("after");
           assert.equal(await consumers(), 1);
         } finally {

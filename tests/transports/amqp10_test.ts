@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import type { Message } from "rhea";
 import type { RunningEngine } from "../../engine/runtime/mod.ts";
-import { bootEngine } from "../runtime/support.ts";
+import { bootEngine, instanceStatuses, until } from "../runtime/support.ts";
 import { withServerDatabase } from "../support/test_database.ts";
 import {
   Amqp10Client,
@@ -63,21 +63,6 @@ async function withAmqp10(
   }
 }
 
-async function statuses(engine: RunningEngine): Promise<string[]> {
-  const { rows } = await engine.database.query<{ status: string }>(
-    "select status from instances order by status",
-  );
-  return rows.map((r) => r.status);
-}
-
-async function until(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!await check()) {
-    if (Date.now() > deadline) throw new Error("the condition never held");
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 function property(message: Message, name: string): unknown {
   return message.application_properties?.[name];
 }
@@ -110,7 +95,7 @@ amqp10Test(
         // The sink sends the outbox row's idempotency key as the AMQP message-id.
         assert.ok(confirmed.every((m) => typeof m.message_id === "string" && m.message_id !== ""));
         assert.equal(new Set(confirmed.map((m) => m.message_id)).size, 3);
-        await until(async () => (await statuses(engine)).length === 3);
+        await until(async () => (await instanceStatuses(engine)).length === 3);
         await until(async () => {
           const { rows } = await engine.database.query("select 1 from outbox");
           return rows.length === 0;
@@ -138,7 +123,7 @@ amqp10Test(
             jsonMessage({ orderId: id, hold: true }, { message_id: `m-${id}` }),
           );
         }
-        await until(async () => (await statuses(engine)).length === 2);
+        await until(async () => (await instanceStatuses(engine)).length === 2);
         // Both parked: neither is settled, so neither is ready nor dead-lettered.
         assert.equal(await broker.ready(`${q}.orders`), 0);
         assert.equal(await broker.ready(`${q}.dlq`), 0);
@@ -149,7 +134,7 @@ amqp10Test(
         assert.equal(dead.message_id, "m-fail");
         assert.equal(property(dead, "sutra-diagnostic-code"), "SUTRA.ACK.DEFERRED_NACKED");
         assert.equal(property(dead, "sutra-diagnostic-channel"), "a10-orders");
-        await until(async () => (await statuses(engine)).includes("COMPLETED"));
+        await until(async () => (await instanceStatuses(engine)).includes("COMPLETED"));
         await engine.stop();
         // The completed one was accepted: stopping the engine gave nothing back.
         assert.equal(await broker.ready(`${q}.orders`), 0);
@@ -171,7 +156,7 @@ amqp10Test(
           `/queue/${q}.orders`,
           jsonMessage({ orderId: "held", hold: true }, { message_id: "m-held" }),
         );
-        await until(async () => (await statuses(engine)).length === 1);
+        await until(async () => (await instanceStatuses(engine)).length === 1);
         assert.equal(await broker.ready(`${q}.orders`), 0);
         await engine.stop();
         // Committed but not ended: never accepted, so the broker has it again for the next consumer.
@@ -225,7 +210,7 @@ amqp10Test(
         assert.equal(textOf(m), "{not json");
         break;
       }
-      assert.deepEqual(await statuses(engine), []);
+      assert.deepEqual(await instanceStatuses(engine), []);
       await engine.stop();
       for (const queue of ["orders", "strict", "dlq"]) {
         assert.equal(await broker.ready(`${q}.${queue}`), 0, queue);
@@ -273,7 +258,7 @@ amqp10Test(
             jsonMessage({ orderId: id }, { message_id: `m-${id}` }),
           );
         }
-        await until(async () => (await statuses(engine)).length >= 5);
+        await until(async () => (await instanceStatuses(engine)).length >= 5);
         assert.ok(proxy.cutAll() > 0);
         for (const id of ids.slice(20)) {
           await client.send(
@@ -281,13 +266,13 @@ amqp10Test(
             jsonMessage({ orderId: id }, { message_id: `m-${id}` }),
           );
         }
-        await until(async () => (await statuses(engine)).length === 40, 20_000);
+        await until(async () => (await instanceStatuses(engine)).length === 40, 20_000);
         await until(async () => {
           const { rows } = await engine.database.query("select 1 from outbox");
           return rows.length === 0;
         }, 20_000);
         // Each order ran once, however often the broker offered it again.
-        assert.equal((await statuses(engine)).length, 40);
+        assert.equal((await instanceStatuses(engine)).length, 40);
         // A send cut before its disposition is sent again under the same message-id, so a
         // confirmation may arrive twice, never under two ids.
         const idOf = new Map<string, string>();

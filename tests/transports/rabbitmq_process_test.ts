@@ -7,7 +7,7 @@
  * holder is killed.
  */
 import assert from "node:assert/strict";
-import { bootEngine } from "../runtime/support.ts";
+import { bootEngine, until } from "../runtime/support.ts";
 import { type EngineChild, spawnEngine } from "../support/engine_process.ts";
 import {
   Broker,
@@ -19,14 +19,6 @@ import {
 } from "../support/rabbitmq.ts";
 import { type ServerSchema, withServerDatabase } from "../support/test_database.ts";
 import type { Database } from "../../engine/persistence/mod.ts";
-
-async function until(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!await check()) {
-    if (Date.now() > deadline) throw new Error("the condition never held");
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** Deploys the fixture into `target` with a short-lived in-process engine (nothing queued yet). */
 async function deploy(
@@ -93,7 +85,7 @@ rabbitTest(
         await broker.sendMany(`${q}.orders`, orders, "m-");
         const first = child(target, url, cwd);
         await first.started;
-        await until(async () => await instances(db) >= 200);
+        await until(async () => await instances(db) >= 200, 30_000);
         await stopChild(first, "SIGKILL");
         const killedAt = await instances(db);
         assert.ok(killedAt < 1000, `the kill came after all ${killedAt} messages`);
@@ -103,7 +95,7 @@ rabbitTest(
         try {
           await second.started;
           await until(async () => await instances(db) >= 1000, 90_000);
-          await until(async () => await broker.ready(`${q}.orders`) === 0);
+          await until(async () => await broker.ready(`${q}.orders`) === 0, 30_000);
           // Every order is confirmed; a copy re-sent after the kill carries the same message-id.
           await until(async () => {
             for (const m of await broker.take(`${q}.confirmed`)) {
@@ -150,9 +142,11 @@ rabbitTest(
           engines.findIndex((e) =>
             e.records.some((r) => String(r.message).startsWith("singleton lease taken"))
           );
-        await until(() => Promise.resolve(holderOf() >= 0));
+        await until(() => Promise.resolve(holderOf() >= 0), 30_000);
         const holder = holderOf();
-        assert.equal((await consumersOf(`${q}.orders`)).length, 1);
+        // The lease is logged as taken just before the consumer registers with the broker, and a
+        // killed holder's consumer disappears once the broker notices the dead connection.
+        await until(async () => (await consumersOf(`${q}.orders`)).length === 1, 30_000);
         await broker.send(`${q}.orders`, { orderId: "before" }, { messageId: "m-before" });
         await broker.await(`${q}.confirmed`, 1);
         await stopChild(engines[holder], "SIGKILL");
@@ -160,9 +154,10 @@ rabbitTest(
         await until(() =>
           Promise.resolve(
             survivor.records.some((r) => String(r.message).startsWith("singleton lease taken")),
-          )
-        );
-        assert.equal((await consumersOf(`${q}.orders`)).length, 1);
+          ), 30_000);
+        // The lease is logged as taken just before the consumer registers with the broker, and a
+        // killed holder's consumer disappears once the broker notices the dead connection.
+        await until(async () => (await consumersOf(`${q}.orders`)).length === 1, 30_000);
         await broker.send(`${q}.orders`, { orderId: "after" }, { messageId: "m-after" });
         const [after] = await broker.await(`${q}.confirmed`, 1);
         assert.equal(JSON.parse(after.body).orderId, "after");

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import type { RunningEngine } from "../../engine/runtime/mod.ts";
-import { bootEngine } from "../runtime/support.ts";
+import { bootEngine, instanceStatuses, until } from "../runtime/support.ts";
 import { withServerDatabase } from "../support/test_database.ts";
 import { createLogger } from "../../engine/core/mod.ts";
 import type { BoundChannel } from "../../engine/core/transport.ts";
@@ -50,21 +50,6 @@ async function withRabbit(
   }
 }
 
-async function statuses(engine: RunningEngine): Promise<string[]> {
-  const { rows } = await engine.database.query<{ status: string }>(
-    "select status from instances order by status",
-  );
-  return rows.map((r) => r.status);
-}
-
-async function until(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!await check()) {
-    if (Date.now() > deadline) throw new Error("the condition never held");
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 rabbitTest(
   "rabbitmq on-persist: each message runs once, its q:send is confirmed, all acked",
   async (url) => {
@@ -78,7 +63,7 @@ rabbitTest(
       assert.deepEqual(confirmed.map((m) => JSON.parse(m.body).orderId).sort(), ["a", "b", "c"]);
       // The sink sends the outbox row's idempotency key as the AMQP message-id.
       assert.ok(confirmed.every((m) => typeof m.properties.messageId === "string"));
-      await until(async () => (await statuses(engine)).length === 3);
+      await until(async () => (await instanceStatuses(engine)).length === 3);
       await engine.stop();
       // Nothing unacknowledged came back when the engine's connection closed.
       assert.equal(await broker.ready(`${q}.orders`), 0);
@@ -101,7 +86,7 @@ rabbitTest(
       assert.equal(JSON.parse(dead.body).orderId, "fail");
       assert.equal(dead.headers["sutra-diagnostic-code"], "SUTRA.ACK.DEFERRED_NACKED");
       assert.equal(dead.headers["sutra-diagnostic-channel"], "rq-orders");
-      await until(async () => (await statuses(engine)).includes("COMPLETED"));
+      await until(async () => (await instanceStatuses(engine)).includes("COMPLETED"));
       await engine.stop();
       // Only the order whose instance is still parked was not acknowledged: it is back on the queue.
       const back = await broker.take(`${q}.orders`);
@@ -176,7 +161,7 @@ rabbitTest(
       }
       const more = await broker.await(`${q}.confirmed`, 20, 30_000);
       assert.equal(new Set(more.map((m) => JSON.parse(m.body).orderId)).size, 20);
-      await until(async () => (await statuses(engine)).length === 40);
+      await until(async () => (await instanceStatuses(engine)).length === 40);
       assert.deepEqual(await broker.take(`${q}.confirmed`), []);
     });
   },
