@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { spawnEngine } from "../support/engine_process.ts";
 import { tier2Test, withServerDatabase } from "../support/test_database.ts";
-import { claimed, drop, fileDirs, filePackage, filesIn } from "./file_support.ts";
+import { claimed, drop, emitted, fileDirs, filePackage, filesIn } from "./file_support.ts";
 
 const COUNT = 150;
 const ENV = {
@@ -58,7 +58,7 @@ tier2Test(
         for (let i = 0; i < COUNT; i++) {
           await drop(dirs.inbox, `o-${String(i).padStart(3, "0")}.json`, { orderId: `O-${i}` });
         }
-        await until("some files have run", async () => (await filesIn(dirs.outbox)).length >= 5);
+        await until("some files have run", async () => (await emitted(dirs.outbox)).length >= 5);
         first.kill("SIGKILL");
         await first.exited;
         const stuck = await claimed(join(dirs.inbox, "processing"));
@@ -70,10 +70,10 @@ tier2Test(
           await second.started;
           await until("every file is done", async () => (await filesIn(done)).length === COUNT);
           await until("every emission is written", async () => {
-            return (await filesIn(dirs.outbox)).length >= COUNT;
+            return (await emitted(dirs.outbox)).length >= COUNT;
           });
           // One emitted file per instance, named by its instance: a file run twice would add one.
-          assert.equal((await filesIn(dirs.outbox)).length, COUNT);
+          assert.equal((await emitted(dirs.outbox)).length, COUNT);
           const { rows } = await db.query("select 1 from instances");
           assert.equal(rows.length, COUNT);
           assert.deepEqual(await claimed(join(dirs.inbox, "processing")), []);

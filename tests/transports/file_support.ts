@@ -56,6 +56,11 @@ export async function filesIn(dir: string): Promise<string[]> {
   return names.sort();
 }
 
+/** The files a sink has finished writing in `dir`: its dot-named temporaries are still in flight. */
+export async function emitted(dir: string): Promise<string[]> {
+  return (await filesIn(dir)).filter((n) => !n.startsWith("."));
+}
+
 /** The message files left in every claim folder under `processing`. */
 export async function claimed(processing: string): Promise<string[]> {
   const names: string[] = [];

@@ -11,7 +11,15 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { RunningEngine } from "../../engine/runtime/mod.ts";
 import { bootEngine, type BootOptions, until } from "../runtime/support.ts";
-import { claimed, drop, type FileDirs, fileDirs, filePackage, filesIn } from "./file_support.ts";
+import {
+  claimed,
+  drop,
+  emitted,
+  type FileDirs,
+  fileDirs,
+  filePackage,
+  filesIn,
+} from "./file_support.ts";
 
 const FAST = { SUTRA_OUTBOX_POLL_INTERVAL: "PT0.05S" };
 
@@ -44,8 +52,8 @@ Deno.test("a dropped file runs once, moves to done/ and its q:send lands in the 
       assert.deepEqual(await filesIn(dirs.inbox), []);
       assert.deepEqual(await claimed(join(dirs.inbox, "processing")), []);
       assert.equal(await instances(engine), 1);
-      await until(async () => (await filesIn(dirs.outbox)).length === 1);
-      const [written] = await filesIn(dirs.outbox);
+      await until(async () => (await emitted(dirs.outbox)).length === 1);
+      const [written] = await emitted(dirs.outbox);
       assert.deepEqual(JSON.parse(await Deno.readTextFile(join(dirs.outbox, written))), {
         orderId: "O-1",
         confirmed: true,
@@ -133,10 +141,10 @@ Deno.test("two engines on one directory never process the same file", async () =
           await drop(dirs.inbox, `o-${String(i).padStart(2, "0")}.json`, { orderId: `O-${i}` });
         }
         await until(async () => (await filesIn(join(dirs.inbox, "done"))).length === count);
-        await until(async () => (await filesIn(dirs.outbox)).length >= count);
+        await until(async () => (await emitted(dirs.outbox)).length >= count);
         // Each engine has its own database: a file run by both would count twice here.
         assert.equal((await instances(first)) + (await instances(second)), count);
-        assert.equal((await filesIn(dirs.outbox)).length, count);
+        assert.equal((await emitted(dirs.outbox)).length, count);
         assert.deepEqual(await claimed(join(dirs.inbox, "processing")), []);
       }));
   } finally {
@@ -156,7 +164,7 @@ Deno.test("a file committed but never moved is taken back by the next engine and
       await Deno.remove(done);
       await Deno.writeTextFile(done, "");
       await drop(dirs.inbox, "o-1.json", { orderId: "O-1" });
-      await until(async () => (await filesIn(dirs.outbox)).length === 1);
+      await until(async () => (await emitted(dirs.outbox)).length === 1);
       assert.equal(await instances(engine), 1);
       assert.deepEqual(await claimed(join(dirs.inbox, "processing")), ["o-1.json"]);
     }, { url: db });
@@ -167,7 +175,7 @@ Deno.test("a file committed but never moved is taken back by the next engine and
       assert.deepEqual(await filesIn(done), ["o-1.json"]);
       assert.equal(await instances(engine), 1, "inbox dedup answered the second delivery");
       assert.deepEqual(await claimed(join(dirs.inbox, "processing")), []);
-      assert.equal((await filesIn(dirs.outbox)).length, 1);
+      assert.equal((await emitted(dirs.outbox)).length, 1);
     }, { url: db });
   } finally {
     await Deno.remove(dirs.root, { recursive: true });
