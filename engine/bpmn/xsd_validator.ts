@@ -17,6 +17,14 @@
 import type * as Libxml2 from "libxml2-wasm";
 import type * as Structs from "libxml2-wasm/lib/libxml2.mjs";
 
+/**
+ * Levels of elements libxml2's parser reads (without its "huge" option,
+ * which would also lift its other safety limits); a document nested deeper
+ * is refused as too deep. Documents written from JSON or YAML are held to it
+ * before they are written.
+ */
+export const MAX_DOCUMENT_DEPTH = 256;
+
 /** The file name a document's messages are reported under. */
 export const DOCUMENT = "payload.xml";
 

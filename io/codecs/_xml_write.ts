@@ -43,8 +43,10 @@ export interface WriteXmlOptions {
   readonly declaration?: XsdElement;
   /** The code unwritable keys and values are reported with. */
   readonly code: string;
-  /** Nesting depth beyond which the value is refused. */
+  /** Levels of elements the value may nest (the root is level 1); deeper is refused. */
   readonly maxDepth?: number;
+  /** The code a value nested deeper than `maxDepth` is refused with; `code` when absent. */
+  readonly tooDeepCode?: string;
 }
 
 const NAME = /^[A-Za-z_\u00C0-\uFFFD][A-Za-z0-9._\-\u00B7\u00C0-\uFFFD]*$/;
@@ -54,8 +56,10 @@ const ILLEGAL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
 // deno-lint-ignore no-control-regex
 const ILLEGAL_ALL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
 
-/** Signals a value nested beyond the depth limit. */
-class TooDeep {}
+/** Signals a value nested beyond the depth limit, at the JSON Pointer of the first element too deep. */
+class TooDeep {
+  constructor(readonly at: string) {}
+}
 
 /** The written document, or why the value cannot be written at all. */
 export type XmlWrite = XmlWritten | { readonly refused: Issue };
@@ -70,7 +74,13 @@ export function writeXml(rootName: string, value: unknown, options: WriteXmlOpti
   } catch (e) {
     if (!(e instanceof TooDeep)) throw e;
     const limit = options.maxDepth ?? MAX_NESTING_DEPTH;
-    return { refused: issue(options.code, `the value nests deeper than ${limit} levels`) };
+    return {
+      refused: issue(
+        options.tooDeepCode ?? options.code,
+        `the value nests deeper than ${limit} levels of XML elements`,
+        { path: e.at },
+      ),
+    };
   }
 }
 
@@ -161,7 +171,8 @@ class Writer {
     at: string,
     depth: number,
   ): XmlNode {
-    if (depth > this.#maxDepth) throw new TooDeep();
+    // `depth` counts from 0 at the root, so it is the level minus one.
+    if (depth >= this.#maxDepth) throw new TooDeep(at);
     const name = this.#qualified(uri, local);
     const line = this.#lines.length + 1;
     const node: Building = {

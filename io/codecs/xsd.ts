@@ -44,6 +44,7 @@ import {
   type CompiledSchema,
   compileSchema,
   type Libxml2Message,
+  MAX_DOCUMENT_DEPTH,
   readDocument,
   type Refusal,
 } from "../../engine/bpmn/xsd_validator.ts";
@@ -287,10 +288,10 @@ export class XsdCodec implements Codec {
     if (text.issue) return fatal(text.issue);
     if (format === "json") {
       const read = readJson(text.text);
-      return read.issue ? fatal(read.issue) : this.#decodeData(read.value, []);
+      return read.issue ? fatal(read.issue) : this.#decodeData(format, read.value, []);
     }
     const read = readYaml(text.text);
-    return read.errors ? fatal(read.errors) : this.#decodeData(read.value, read.warnings);
+    return read.errors ? fatal(read.errors) : this.#decodeData(format, read.value, read.warnings);
   }
 
   /**
@@ -326,7 +327,7 @@ export class XsdCodec implements Codec {
   }
 
   /** A JSON or YAML document: one member named after the root element. */
-  #decodeData(value: unknown, warnings: readonly Issue[]): DecodeResult {
+  #decodeData(format: "json" | "yaml", value: unknown, warnings: readonly Issue[]): DecodeResult {
     const keys = value !== null && typeof value === "object" && !Array.isArray(value)
       ? Object.keys(value)
       : [];
@@ -343,11 +344,15 @@ export class XsdCodec implements Codec {
     if (selected === undefined) {
       return decoded(content, [...warnings, undeclared(rootName)], rootName);
     }
+    // libxml2 reads no deeper than MAX_DOCUMENT_DEPTH; past it the document is too deep in the
+    // format it came in, as it would be past the engine-wide limit.
     const written = writeXml(rootName, content, {
       declaration: selected.declaration,
       code: "SUTRA.VALIDATE.XSD.MAPPING",
+      maxDepth: MAX_DOCUMENT_DEPTH,
+      tooDeepCode: format === "json" ? "SUTRA.PARSE.JSON.TOO_DEEP" : "SUTRA.PARSE.YAML.TOO_DEEP",
     });
-    if ("refused" in written) return decoded(content, [...warnings, written.refused], rootName);
+    if ("refused" in written) return fatal(written.refused, rootName);
     const payload = viewXml(written.root, selected.declaration).payload;
     const checked = this.#validate(
       selected,
@@ -415,6 +420,7 @@ export class XsdCodec implements Codec {
     const written = writeXml(root, value, {
       declaration: selected.declaration,
       code: "SUTRA.ENCODE.UNWRITABLE",
+      maxDepth: MAX_DOCUMENT_DEPTH,
     });
     if ("refused" in written) return { ok: false, issues: [written.refused] };
     if (written.issues.length > 0) return { ok: false, issues: written.issues };

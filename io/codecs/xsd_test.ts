@@ -350,3 +350,34 @@ Deno.test("xsd: a DOCTYPE is refused unread (no external entity, no expansion); 
     ["FATAL", "SUTRA.PARSE.XML.MALFORMED", 2],
   );
 });
+
+Deno.test("xsd: JSON and YAML nested past libxml2's 256 levels are too deep in their own format", async () => {
+  const codec = await orders();
+  // `Order` is level 1; each `x` member nests one element deeper.
+  const nested = (levels: number) =>
+    `{"Order": ${'{"x": '.repeat(levels - 1)}"v"${"}".repeat(levels - 1)}}`;
+  for (
+    const [type, code] of [["application/json", "SUTRA.PARSE.JSON.TOO_DEEP"], [
+      "application/yaml",
+      "SUTRA.PARSE.YAML.TOO_DEEP",
+    ]]
+  ) {
+    for (const levels of [257, 300, 512]) {
+      const r = await codec.decode(bytes(nested(levels)), type);
+      assert.deepEqual(
+        [r.outcome, r.issues.map((i) => i.code)],
+        ["FATAL", [code]],
+        `${type} ${levels}`,
+      );
+      assert.equal(r.issues[0].path, `/x${"/x".repeat(255)}`);
+    }
+    const fits = await codec.decode(bytes(nested(256)), type);
+    assert.equal(fits.outcome, "SOFT_ERRORS", type);
+    assert.ok(fits.issues.every((i) => i.code === "SUTRA.VALIDATE.XSD.VIOLATION"), type);
+  }
+  let value: unknown = "v";
+  for (let i = 0; i < 300; i++) value = { x: value };
+  const reply = await codec.encode(value, { messageType: "Cancel" });
+  assert.equal(reply.ok, false);
+  assert.deepEqual(!reply.ok && reply.issues.map((i) => i.code), ["SUTRA.ENCODE.UNWRITABLE"]);
+});
