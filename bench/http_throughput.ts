@@ -17,7 +17,12 @@
  * rows reach). The last line gives the ratios. The engine database is
  * in-memory PGlite for the stateless lines unless the server is configured,
  * in which case every engine line runs on the server (a fresh schema,
- * dropped afterwards). A scenario that sees any non-2xx answer fails.
+ * dropped afterwards). Beside the stateless lines, money-transfer's
+ * `TransferRequest` over HTTP, sent as XML (validated by its XSD codec)
+ * and as JSON (the same codec through the canonical mapping): transfers of
+ * one cent back and forth between two accounts, each a committed instance
+ * whose data-store transaction locks both rows (the accounts on in-memory
+ * PGlite). A scenario that sees any non-2xx answer fails.
  *
  * The HTTP load of every line comes from a separate Deno process (this file
  * with `--client`, network limited to loopback, killed if it overruns), so
@@ -56,11 +61,41 @@ function load(op: (worker: number, i: number) => Promise<void>): Promise<number>
 
 const QUOTE = '{"item":"widget","quantity":3,"unitPrice":2.5}';
 
+/**
+ * A money-transfer request moving one cent between alice and bob, the
+ * direction alternating so balances stay put: as XML, or as JSON.
+ */
+function transfer(format: "xml" | "json", worker: number, i: number): [string, string] {
+  const [from, to] = (worker + i) % 2 === 0 ? ["alice", "bob"] : ["bob", "alice"];
+  return format === "xml"
+    ? [
+      "application/xml",
+      `<TransferRequest><FromAccount>${from}</FromAccount><ToAccount>${to}</ToAccount><Amount>0.01</Amount></TransferRequest>`,
+    ]
+    : [
+      "application/json",
+      JSON.stringify({ TransferRequest: { FromAccount: from, ToAccount: to, Amount: "0.01" } }),
+    ];
+}
+
+function transfers(base: string, format: "xml" | "json"): Promise<number> {
+  return load(async (w, i) => {
+    const [type, body] = transfer(format, w, i);
+    const answer = await support.postJson(`${base}/channels/transfer-request`, body, {
+      "content-type": type,
+      "x-api-key": "transfer-demo-key",
+    });
+    if (!answer.includes("ACCEPTED")) throw new Error(`a transfer was not accepted: ${answer}`);
+  });
+}
+
 /** The HTTP scenarios the client process runs against a base URL. */
 const scenarios: Record<string, (base: string) => Promise<number>> = {
   echo: (base) => load(() => support.postJson(`${base}/echo`, QUOTE).then(() => {})),
   quote: (base) =>
     load(() => support.postJson(`${base}/channels/quote-request`, QUOTE).then(() => {})),
+  "transfer-xml": (base) => transfers(base, "xml"),
+  "transfer-json": (base) => transfers(base, "json"),
   pairs: (base) => {
     const key = { "x-api-key": "approval-demo-key" };
     return load(async (w, i) => {
@@ -138,10 +173,12 @@ function engine(
     env: {
       SUTRA_DATASOURCE_URL: serverUrl ?? "memory://",
       SUTRA_ENGINE_SHARDS: String(shards),
+      // money-transfer's accounts: never a directory beside the bench.
+      ACCOUNTS_DB_URL: "pglite:memory://",
       ...(schema ? { SUTRA_DATASOURCE_SCHEMA: schema } : {}),
       ...settings,
     },
-    packages: ["quote-reply", "approval-hold"].map((name) =>
+    packages: ["quote-reply", "approval-hold", "money-transfer"].map((name) =>
       new URL(`../examples/${name}/package`, import.meta.url).pathname
     ),
   });
@@ -171,6 +208,13 @@ async function measure(): Promise<void> {
     const quote = await remoteLoad("quote", running.url);
     report("stateless-quote-reply", quote, { database, retention: "P7D" });
     ratio(ratios, "statelessOverEcho", quote, echo);
+
+    const xml = await remoteLoad("transfer-xml", running.url);
+    report("money-transfer-xml", xml, { database, accounts: "pglite-memory" });
+    const json = await remoteLoad("transfer-json", running.url);
+    report("money-transfer-json", json, { database, accounts: "pglite-memory" });
+    ratio(ratios, "transferXmlOverJson", xml, json);
+    ratio(ratios, "transferXmlOverStateless", xml, quote);
 
     if (serverUrl && schema) {
       const pairs = await remoteLoad("pairs", running.url);
