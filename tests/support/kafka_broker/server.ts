@@ -1,0 +1,98 @@
+/**
+ * The test broker's TCP side: a listener on 127.0.0.1, one reader per
+ * connection splitting the byte stream into requests, and the dispatch to
+ * the handler of each API key. Answers may leave in another order than
+ * the requests came (a held fetch does not block a heartbeat on the same
+ * connection); clients match them by correlation id.
+ *
+ * @module
+ */
+import { APIS, type BrokerState, type RequestHeader } from "./handlers.ts";
+import { frame, frames, Reader, Writer } from "./wire.ts";
+
+/** A listening socket and its open connections. */
+export class Listener {
+  readonly #listener: Deno.TcpListener;
+  readonly #connections = new Set<Deno.TcpConn>();
+  readonly #served: Promise<void>;
+  readonly #tasks = new Set<Promise<void>>();
+
+  constructor(listener: Deno.TcpListener, state: () => BrokerState) {
+    this.#listener = listener;
+    this.#served = this.#accept(state);
+  }
+
+  /** Closes the listener and every connection; resolves when their readers have ended. */
+  async close(): Promise<void> {
+    try {
+      this.#listener.close();
+    } catch {
+      // already closed
+    }
+    for (const c of this.#connections) {
+      try {
+        c.close();
+      } catch {
+        // already closed
+      }
+    }
+    await this.#served;
+    await Promise.allSettled([...this.#tasks]);
+  }
+
+  async #accept(state: () => BrokerState): Promise<void> {
+    try {
+      for await (const conn of this.#listener) {
+        this.#connections.add(conn);
+        const task = this.#serve(conn, state()).finally(() => {
+          this.#connections.delete(conn);
+          this.#tasks.delete(task);
+        });
+        this.#tasks.add(task);
+      }
+    } catch {
+      // the listener was closed
+    }
+  }
+
+  async #serve(conn: Deno.TcpConn, s: BrokerState): Promise<void> {
+    const writer = conn.writable.getWriter();
+    let writing: Promise<void> = Promise.resolve();
+    const pending = new Set<Promise<void>>();
+    const send = (bytes: Uint8Array) => {
+      writing = writing.then(() => writer.write(bytes)).catch(() => {});
+    };
+    try {
+      for await (const payload of frames(conn.readable)) {
+        const r = new Reader(payload);
+        const header: RequestHeader = {
+          apiKey: r.int16(),
+          apiVersion: r.int16(),
+          correlationId: r.int32(),
+          clientId: r.string() ?? "",
+        };
+        const api = APIS.get(header.apiKey);
+        // ApiVersions answers any version (it is how a client learns what is served).
+        if (!api || (header.apiKey !== 18 && header.apiVersion !== api.version)) {
+          throw new Error(`unsupported API ${header.apiKey} v${header.apiVersion}`);
+        }
+        const work = Promise.resolve(api.handle(r, s, header)).then((body) => {
+          if (body === null) return;
+          send(frame(new Writer().int32(header.correlationId).raw(body).bytes));
+        });
+        pending.add(work);
+        void work.catch(() => {}).finally(() => pending.delete(work));
+      }
+    } catch {
+      // A connection reset, or a request this broker does not speak: drop the connection.
+    } finally {
+      await Promise.allSettled([...pending]);
+      await writing;
+      try {
+        conn.close();
+      } catch {
+        // already closed
+      }
+    }
+  }
+}
