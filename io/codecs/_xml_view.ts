@@ -28,6 +28,7 @@ import { pointerSegment } from "./_text.ts";
 import { type XmlNode, XSI } from "./_xml_tree.ts";
 import {
   scalarKind,
+  type XsdAttribute,
   type XsdComplexType,
   type XsdElement,
   type XsdParticle,
@@ -126,6 +127,28 @@ export function scalarValue(text: string, type: XsdSimpleType): unknown {
   }
 }
 
+/** A complex type's particles and attributes by name, as every view of the type looks them up. */
+interface TypeLookups {
+  readonly particles: ReadonlyMap<string, XsdParticle>;
+  readonly declared: ReadonlyMap<string, XsdAttribute>;
+}
+
+// A compiled model is immutable, so the lookups are made once per type, not once per element.
+const lookups = new WeakMap<XsdComplexType, TypeLookups>();
+
+function lookupsOf(type: XsdComplexType): TypeLookups {
+  let found = lookups.get(type);
+  if (found === undefined) {
+    const particles = new Map<string, XsdParticle>();
+    for (const p of type.particles) {
+      if (!particles.has(p.element.name)) particles.set(p.element.name, p);
+    }
+    found = { particles, declared: new Map(type.attributes.map((a) => [a.name, a])) };
+    lookups.set(type, found);
+  }
+  return found;
+}
+
 class ViewBuilder {
   readonly pointers = new Map<XmlNode, string>();
 
@@ -145,13 +168,14 @@ class ViewBuilder {
     return this.complex(node, type, at);
   }
 
+  /** The JSON Pointer of child `name` under `at`; only worked out when pointers are tracked. */
+  childAt(at: string, name: string): string {
+    return this.track ? `${at}/${pointerSegment(name)}` : "";
+  }
+
   complex(node: XmlNode, type: XsdComplexType, at: string): unknown {
     const groups = groupChildren(node);
-    const particles = new Map<string, XsdParticle>();
-    for (const p of type.particles) {
-      if (!particles.has(p.element.name)) particles.set(p.element.name, p);
-    }
-    const declared = new Map(type.attributes.map((a) => [a.name, a]));
+    const { particles, declared } = lookupsOf(type);
     const attrs = dataAttributes(node);
     let text: unknown;
     if (type.text) text = scalarValue(node.text, type.text);
@@ -165,7 +189,7 @@ class ViewBuilder {
     }
     for (const [name, nodes] of groups) {
       const particle = particles.get(name);
-      const base = `${at}/${pointerSegment(name)}`;
+      const base = this.childAt(at, name);
       if ((particle !== undefined && particle.maxOccurs > 1) || nodes.length > 1) {
         put(out, name, nodes.map((n, i) => this.element(n, particle?.element, `${base}/${i}`)));
       } else {
@@ -185,7 +209,7 @@ class ViewBuilder {
     const out: Record<string, unknown> = {};
     for (const a of attrs) put(out, layout.attributes.get(a.local)!, a.value);
     for (const [name, nodes] of groups) {
-      const base = `${at}/${pointerSegment(name)}`;
+      const base = this.childAt(at, name);
       put(
         out,
         name,

@@ -22,7 +22,7 @@ import { type Issue, issue } from "../../engine/core/codec.ts";
 import { MAX_NESTING_DEPTH } from "../../engine/core/input_limits.ts";
 import { pointerSegment } from "./_text.ts";
 import { type XmlAttr, type XmlNode, XSI } from "./_xml_tree.ts";
-import { keyLayout } from "./_xml_view.ts";
+import { type KeyLayout, keyLayout } from "./_xml_view.ts";
 import type { XsdComplexType, XsdElement } from "./_xsd_model.ts";
 
 /** The written document. */
@@ -129,6 +129,22 @@ interface Building {
   tagEndLine: number;
 }
 
+// A compiled model is immutable, so a type's key layout is worked out once, not once per element.
+const layouts = new WeakMap<XsdComplexType, KeyLayout>();
+
+function layoutOf(type: XsdComplexType): KeyLayout {
+  let layout = layouts.get(type);
+  if (layout === undefined) {
+    layout = keyLayout(
+      type.particles.map((p) => p.element.name),
+      type.attributes.map((a) => a.name),
+      type.text !== undefined || type.mixed,
+    );
+    layouts.set(type, layout);
+  }
+  return layout;
+}
+
 class Writer {
   readonly issues: Issue[] = [];
   readonly pointers = new Map<number, string>();
@@ -233,13 +249,7 @@ class Writer {
     const type = declaration?.type.kind === "complex" && !declaration.type.any
       ? declaration.type as XsdComplexType
       : undefined;
-    const layout = type
-      ? keyLayout(
-        type.particles.map((p) => p.element.name),
-        type.attributes.map((a) => a.name),
-        type.text !== undefined || type.mixed,
-      )
-      : undefined;
+    const layout = type ? layoutOf(type) : undefined;
     const used = new Set<string>();
     const keyAt = (key: string) => `${at}/${pointerSegment(key)}`;
     if (type && layout) {

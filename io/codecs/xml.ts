@@ -41,10 +41,16 @@ export function decodeXmlText(bytes: Uint8Array, charset?: string): TextResult {
   if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
     return decodeText(bytes);
   }
-  const head = String.fromCharCode(...bytes.subarray(0, 120));
-  const declared = DECLARED_ENCODING.exec(head.replace(/^\uFEFF|^\xEF\xBB\xBF/, ""))?.[1];
+  // Only a document opening with an XML declaration can name its encoding; most do not.
+  const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  if (bytes[start] !== 0x3c || bytes[start + 1] !== 0x3f) return decodeText(bytes);
+  const head = latin1.decode(bytes.subarray(start, start + 120));
+  const declared = DECLARED_ENCODING.exec(head)?.[1];
   return decodeText(bytes, declared?.toLowerCase());
 }
+
+// One byte, one character: the declaration is ASCII whatever encoding it names.
+const latin1 = new TextDecoder("latin1");
 
 /** The XML declaration of `text` rewritten to UTF-8 (what the text is handed on as). */
 export function asUtf8Document(text: string): string {
