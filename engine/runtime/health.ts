@@ -1,9 +1,15 @@
 /**
  * `GET /sutra/health/live` and `GET /sutra/health/ready`. Liveness says the
- * process answers; readiness runs every registered check and answers 503 when
- * any is down, with each check's data so an operator can see why. A check
- * that throws is reported DOWN with its code and an incident id only: the
- * error's own text (a database's, say) goes to the log under that id.
+ * process answers and every execution lane still works; readiness runs every
+ * registered check and answers 503 when any is down, with each check's data
+ * so an operator can see why. A check that throws is reported DOWN with its
+ * code and an incident id only: the error's own text (a database's, say)
+ * goes to the log under that id.
+ *
+ * A dead lane fails both probes at once: liveness answers 503 with the
+ * lanes in `data.deadLanes` (restart the process: the instances hashed to
+ * that lane have no other home in it), and readiness is DOWN with a
+ * `lanes` check saying the same, so no new traffic is routed here meanwhile.
  *
  * @module
  */
@@ -23,15 +29,38 @@ export interface ReadinessCheck {
   check(): Promise<CheckResult>;
 }
 
+/** Options for {@link addHealthRoutes}. */
+export interface HealthOptions {
+  /** The indexes of the execution lanes that stopped working (none when absent). */
+  readonly deadLanes?: () => readonly number[];
+}
+
 /** Adds the two health routes to a router; `logger` receives what a failed check withholds. */
 export function addHealthRoutes(
   router: Router,
   checks: readonly ReadinessCheck[],
   logger: Logger,
+  options: HealthOptions = {},
 ): void {
-  router.add("GET", "/sutra/health/live", () => jsonResponse(200, { status: "UP" }));
+  const dead = () => [...(options.deadLanes?.() ?? [])].sort((a, b) => a - b);
+  router.add("GET", "/sutra/health/live", () => {
+    const deadLanes = dead();
+    if (deadLanes.length === 0) return jsonResponse(200, { status: "UP" });
+    return jsonResponse(503, { status: "DOWN", data: { deadLanes } });
+  });
+  const lanesCheck: ReadinessCheck = {
+    name: "lanes",
+    check: () => {
+      const deadLanes = dead();
+      return Promise.resolve({
+        status: deadLanes.length === 0 ? "UP" : "DOWN",
+        data: { deadLanes },
+      });
+    },
+  };
+  const all = options.deadLanes ? [...checks, lanesCheck] : checks;
   router.add("GET", "/sutra/health/ready", async () => {
-    const results = await Promise.all(checks.map(async (c) => {
+    const results = await Promise.all(all.map(async (c) => {
       try {
         return { name: c.name, ...(await c.check()) };
       } catch (error) {

@@ -4,6 +4,7 @@
  * @module
  */
 import { type Config, defineKey, parseLogFilter } from "../core/mod.ts";
+import { METRIC_LABELS, parseLabelAllowlist } from "./telemetry/metrics.ts";
 
 /** TCP port of the single HTTP listener (0 picks a free port). */
 export const HTTP_PORT = defineKey({
@@ -152,6 +153,61 @@ export const OTLP_ENDPOINT = defineKey({
   key: "sutra.telemetry.otlp.endpoint",
   type: "string",
   description: "OTLP collector endpoint. Unset (the default) means nothing is exported.",
+});
+
+/** Whether `GET /sutra/metrics` serves the meters in Prometheus text format. */
+export const METRICS_PROMETHEUS = defineKey({
+  key: "sutra.telemetry.metrics.prometheus",
+  type: "boolean",
+  default: false,
+  description:
+    "Serve the engine's meters at GET /sutra/metrics in Prometheus text format (off by default; no OTLP endpoint is needed for it).",
+});
+
+/** The label names meters may carry. */
+export const METRICS_LABELS = defineKey({
+  key: "sutra.telemetry.metrics.labels",
+  type: "string",
+  default: METRIC_LABELS.join(","),
+  description:
+    "Comma-separated allowlist of metric label names, a subset of the default; a label left out is dropped and its series merge. Instance ids and business keys are never labels.",
+  validate: (v) => {
+    const parsed = parseLabelAllowlist(v);
+    return typeof parsed === "string" ? parsed : undefined;
+  },
+});
+
+/** How often telemetry is sent to the collector. */
+export const TELEMETRY_EXPORT_INTERVAL = defineKey({
+  key: "sutra.telemetry.export-interval",
+  type: "duration",
+  default: 5_000,
+  min: 10,
+  max: 3_600_000,
+  description:
+    "How often queued spans and the meters are sent to the OTLP endpoint (one request at a time, each with a 10 s deadline).",
+});
+
+/** Spans held for export before new ones are dropped. */
+export const TELEMETRY_QUEUE_CAPACITY = defineKey({
+  key: "sutra.telemetry.queue-capacity",
+  type: "integer",
+  default: 2_048,
+  min: 1,
+  max: 1_000_000,
+  description:
+    "Ended spans held while waiting to be sent; when full, new spans are dropped (and counted) rather than slow a message down.",
+});
+
+/** How long a lane may be held by one item before it counts as dead. */
+export const SHARD_STALL_TIMEOUT = defineKey({
+  key: "sutra.engine.shard-stall-timeout",
+  type: "duration",
+  default: 300_000,
+  min: 1,
+  max: 86_400_000,
+  description:
+    "A lane whose current item has held it this long without finishing or stepping off it (a data-store wait steps off) is dead: /sutra/health/live answers 503 with data.deadLanes and readiness goes DOWN.",
 });
 
 /** The service.name stamped on every log record. */

@@ -22,6 +22,11 @@
  * stopping worker gives such rows back, so a restarted or other replica
  * delivers them again (inbox dedup answers the copy).
  *
+ * With telemetry, each attempt is a `sutra.outbox.send` span, a child of
+ * the step that committed the row (its `traceparent` header, stamped at
+ * commit), and the sink gets this span as the message's `traceparent`, so
+ * the receiver's trace continues the sender's.
+ *
  * @module
  */
 import { newId } from "../../core/ids.ts";
@@ -42,6 +47,9 @@ import type { Database } from "../../persistence/mod.ts";
 import { PollLoop } from "../poll_loop.ts";
 import type { PoisonedDelivery } from "../timers/mod.ts";
 import { errorMessage } from "../../core/errors.ts";
+import { SpanKind } from "@opentelemetry/api";
+import { telemetryOf } from "../telemetry/telemetry.ts";
+import { traceOutbound } from "../telemetry/outbound.ts";
 
 /** Options for {@link OutboxWorker}. */
 export interface OutboxWorkerOptions {
@@ -73,6 +81,7 @@ interface Row {
   content_type: string | null;
   idempotency_key: string;
   attempts: number;
+  created_at: Date;
 }
 
 /** Backoff before attempt `attempts + 1`: 1s doubling, capped at five minutes. */
@@ -89,6 +98,9 @@ function withoutReserved(headers: Readonly<Record<string, string>>): Record<stri
     Object.entries(headers).filter(([name]) => !isReservedParkHeader(name)),
   );
 }
+
+/** Adds the attempt's trace parent to the headers a sink sends (identity without telemetry). */
+type Stamp = (headers: Readonly<Record<string, string>>) => Readonly<Record<string, string>>;
 
 function messageOf(row: Row, headers: Readonly<Record<string, string>>): OutboundMessage {
   return {
@@ -134,14 +146,28 @@ export class OutboxWorker {
            order by next_attempt_at limit $3
            for update skip locked)
         returning tenant, outbox_id, instance_id, deployment_id, destination, headers, body,
-                  content_type, idempotency_key, attempts`,
+                  content_type, idempotency_key, attempts, created_at`,
       [this.#o.owner, this.#claimMs / 1000, this.#o.batchSize ?? 50],
     );
     await Promise.all(rows.map((row) => this.#send(row)));
     return rows.length;
   }
 
-  async #send(row: Row): Promise<void> {
+  /** One attempt, in its `sutra.outbox.send` span when traced. */
+  #send(row: Row): Promise<void> {
+    return traceOutbound(this.#o.db, {
+      name: "sutra.outbox.send",
+      kind: SpanKind.PRODUCER,
+      headers: row.headers,
+      attributes: {
+        "sutra.outbox.destination": row.destination,
+        "sutra.outbox.attempt": row.attempts,
+        ...(row.instance_id === null ? {} : { "bpm.instance.id": row.instance_id }),
+      },
+    }, (stamp) => this.#attempt(row, stamp));
+  }
+
+  async #attempt(row: Row, stamp: Stamp): Promise<void> {
     const scheme = destinationScheme(row.destination);
     const sink = scheme === undefined ? undefined : this.#o.sinks.get(scheme);
     if (!sink) {
@@ -153,13 +179,13 @@ export class OutboxWorker {
       return;
     }
     if (sink.kind === "park") {
-      const result = await this.#park(sink, row);
+      const result = await this.#park(sink, row, stamp);
       if (result) await this.#record(row, result);
       return;
     }
     let result: SinkResult;
     try {
-      result = await sink.send(messageOf(row, withoutReserved(row.headers)));
+      result = await sink.send(messageOf(row, stamp(withoutReserved(row.headers))));
     } catch (error) {
       result = { outcome: "retry", error: errorMessage(error) };
     }
@@ -192,8 +218,8 @@ export class OutboxWorker {
    * reclaimed by another replica after this claim expired, in which case the
    * park rolled back and that replica owns the delivery).
    */
-  async #park(sink: ParkingSink, row: Row): Promise<SinkSettlement | undefined> {
-    const headers: Record<string, string> = withoutReserved(row.headers);
+  async #park(sink: ParkingSink, row: Row, stamp: Stamp): Promise<SinkSettlement | undefined> {
+    const headers: Record<string, string> = { ...stamp(withoutReserved(row.headers)) };
     if (row.deployment_id !== null) headers[PARK_DEPLOYMENT_HEADER] = row.deployment_id;
     if (row.instance_id !== null) headers[PARK_INSTANCE_HEADER] = row.instance_id;
     try {
@@ -206,6 +232,9 @@ export class OutboxWorker {
         );
         if (rowCount === 0) throw new ClaimLostError();
         return undefined;
+      }).then((left) => {
+        if (left === undefined) this.#measure(row, "delivered");
+        return left;
       });
     } catch (error) {
       if (error instanceof ClaimLostError) return undefined;
@@ -213,8 +242,20 @@ export class OutboxWorker {
     }
   }
 
+  /** The attempt meters: its outcome, and for a delivery the time since the row's commit. */
+  #measure(row: Row, outcome: string): void {
+    const meters = telemetryOf(this.#o.db)?.meters;
+    if (!meters) return;
+    const scheme = destinationScheme(row.destination) ?? "unknown";
+    meters.outboxAttempts.add(1, { scheme, outcome });
+    if (outcome === "delivered") {
+      meters.outboxDeliveryLag.record(Date.now() - new Date(row.created_at).getTime(), { scheme });
+    }
+  }
+
   async #record(row: Row, result: SinkSettlement): Promise<void> {
     const db = this.#o.db;
+    this.#measure(row, result.outcome);
     if (result.outcome === "delivered") {
       await db.query(
         "delete from outbox where tenant = $1 and outbox_id = $2 and claimed_by = $3",

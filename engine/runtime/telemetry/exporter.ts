@@ -1,0 +1,156 @@
+/**
+ * OTLP/HTTP export with JSON bodies, off the hot path: ended spans go into
+ * a bounded queue (a full queue drops the newest and counts it), a timer
+ * sends them in batches, one request at a time, each with a deadline.
+ * Meters are collected and sent on the same timer. A collector that is
+ * down or slow costs the engine nothing but the dropped telemetry: no
+ * caller ever waits on an export, and a failure is logged once until
+ * exports work again.
+ *
+ * @module
+ */
+import type { Attributes } from "@opentelemetry/api";
+import type { Logger } from "../../core/log.ts";
+import { errorMessage } from "../../core/errors.ts";
+import type { FinishedSpan } from "./tracer.ts";
+import type { MetricRegistry } from "./metrics.ts";
+import { metricsRequest, type Scope, tracesRequest } from "./otlp_json.ts";
+import { nowMs } from "./tracer.ts";
+
+/** Options for {@link OtlpExporter}. */
+export interface OtlpExporterOptions {
+  /** Base URL; `/v1/traces` and `/v1/metrics` are appended. */
+  readonly endpoint: string;
+  readonly resource: Readonly<Attributes>;
+  readonly scope: Scope;
+  readonly logger: Logger;
+  /** Meters to send; none when absent. */
+  readonly metrics?: MetricRegistry;
+  /** Spans held while waiting to be sent (default 2048). */
+  readonly queueCapacity?: number;
+  /** Spans per request (default 512). */
+  readonly batchSize?: number;
+  /** How often queued spans and the meters are sent, milliseconds (default 5000). */
+  readonly intervalMs?: number;
+  /** Deadline of one request, milliseconds (default 10000). */
+  readonly timeoutMs?: number;
+  /** Extra request headers (`OTEL_EXPORTER_OTLP_HEADERS`). */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** What the exporter has done so far. */
+export interface ExportStats {
+  exportedSpans: number;
+  droppedSpans: number;
+  failedRequests: number;
+}
+
+/** Sends spans and meters to an OTLP/HTTP collector until stopped. */
+export class OtlpExporter {
+  readonly #o: OtlpExporterOptions;
+  readonly #capacity: number;
+  readonly #batchSize: number;
+  #queue: FinishedSpan[] = [];
+  #timer: ReturnType<typeof setInterval> | undefined;
+  #inFlight: Promise<void> | undefined;
+  readonly #abort = new AbortController();
+  #failing = false;
+  readonly #startedMs = nowMs();
+  /** Counts of what happened, for the exporter's own meters and tests. */
+  readonly stats: ExportStats = { exportedSpans: 0, droppedSpans: 0, failedRequests: 0 };
+
+  constructor(options: OtlpExporterOptions) {
+    this.#o = options;
+    this.#capacity = options.queueCapacity ?? 2_048;
+    this.#batchSize = options.batchSize ?? 512;
+  }
+
+  /** Queues an ended span; drops it when the queue is full. Never blocks, never throws. */
+  enqueue(span: FinishedSpan): void {
+    if (this.#queue.length >= this.#capacity) {
+      this.stats.droppedSpans++;
+      return;
+    }
+    this.#queue.push(span);
+  }
+
+  /** Starts the send timer. */
+  start(): void {
+    this.#timer ??= setInterval(() => void this.#tick(false), this.#o.intervalMs ?? 5_000);
+  }
+
+  /** Stops the timer, sends what is queued (within one request deadline) and aborts the rest. */
+  async stop(): Promise<void> {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.#inFlight;
+    const last = this.#tick(true);
+    const deadline = setTimeout(() => this.#abort.abort(), this.#o.timeoutMs ?? 10_000);
+    try {
+      await last;
+    } finally {
+      clearTimeout(deadline);
+    }
+  }
+
+  /** Sends everything queued now and the meters; resolves when done (tests and shutdown). */
+  flush(): Promise<void> {
+    return this.#tick(true);
+  }
+
+  #tick(all: boolean): Promise<void> {
+    if (this.#inFlight) return this.#inFlight.then(() => all ? this.#tick(all) : undefined);
+    this.#inFlight = this.#send(all).finally(() => this.#inFlight = undefined);
+    return this.#inFlight;
+  }
+
+  async #send(all: boolean): Promise<void> {
+    do {
+      const batch = this.#queue.splice(0, this.#batchSize);
+      if (batch.length === 0) break;
+      const body = tracesRequest(this.#o.resource, this.#o.scope, batch);
+      if (await this.#post("/v1/traces", body)) this.stats.exportedSpans += batch.length;
+    } while (all && this.#queue.length > 0);
+    if (this.#o.metrics) {
+      const metrics = await this.#o.metrics.collect();
+      const body = metricsRequest(this.#o.resource, this.#o.scope, metrics, {
+        startMs: this.#startedMs,
+        nowMs: nowMs(),
+      });
+      await this.#post("/v1/metrics", body);
+    }
+  }
+
+  /** One request; true when the collector took it. Failures are logged on the change only. */
+  async #post(path: string, body: unknown): Promise<boolean> {
+    const url = this.#o.endpoint.replace(/\/+$/, "") + path;
+    try {
+      const response = await fetch(url, {
+        method: "POST",
+        headers: { ...this.#o.headers, "content-type": "application/json" },
+        body: JSON.stringify(body),
+        signal: AbortSignal.any([
+          this.#abort.signal,
+          AbortSignal.timeout(this.#o.timeoutMs ?? 10_000),
+        ]),
+      });
+      await response.body?.cancel();
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      if (this.#failing) {
+        this.#failing = false;
+        this.#o.logger.info("telemetry export works again", { endpoint: this.#o.endpoint });
+      }
+      return true;
+    } catch (error) {
+      this.stats.failedRequests++;
+      if (!this.#failing) {
+        this.#failing = true;
+        this.#o.logger.warn("telemetry export failed; dropping telemetry until it works again", {
+          endpoint: this.#o.endpoint,
+          error: errorMessage(error),
+        });
+      }
+      return false;
+    }
+  }
+}

@@ -1,0 +1,20 @@
+/**
+ * The engine's OpenTelemetry: traces and meters exported over OTLP/HTTP
+ * when an endpoint is configured, meters scrapeable at `GET /sutra/metrics`
+ * when enabled, trace ids on log records, and the hooks the runtime calls.
+ *
+ * @module
+ */
+export {
+  type CommittedStep,
+  type LaneMeters,
+  type StartedTelemetry,
+  startTelemetry,
+  Telemetry,
+  telemetryOf,
+  type TelemetryOptions,
+  traced,
+} from "./telemetry.ts";
+export { stampTraceparent, traceOutbound } from "./outbound.ts";
+export { withTraceIds } from "./log_context.ts";
+export { extractTraceContext, formatTraceparent, parseTraceparent } from "./context.ts";
