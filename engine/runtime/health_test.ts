@@ -27,3 +27,40 @@ Deno.test("a readiness check whose database query fails shows a code and an inci
     assert.match(JSON.stringify(logged), /secret_missing_table/);
   });
 });
+
+Deno.test("a dead lane makes liveness 503 with data.deadLanes and readiness DOWN at once", async () => {
+  const logger = createLogger("test", { write: () => {} });
+  const router = new Router(logger);
+  let dead: number[] = [];
+  addHealthRoutes(
+    router,
+    [{ name: "database", check: () => Promise.resolve({ status: "UP" }) }],
+    logger,
+    {
+      deadLanes: () => dead,
+    },
+  );
+  const probe = async (path: string) => {
+    const response = await router.handle(new Request(`http://engine/sutra/health/${path}`));
+    return { status: response.status, body: await response.json() };
+  };
+  assert.deepEqual(await probe("live"), { status: 200, body: { status: "UP" } });
+  const ready = await probe("ready");
+  assert.equal(ready.status, 200);
+  assert.deepEqual(ready.body.checks.at(-1), {
+    name: "lanes",
+    status: "UP",
+    data: { deadLanes: [] },
+  });
+
+  dead = [3, 1];
+  assert.deepEqual(await probe("live"), {
+    status: 503,
+    body: { status: "DOWN", data: { deadLanes: [1, 3] } },
+  });
+  const down = await probe("ready");
+  assert.equal(down.status, 503);
+  assert.equal(down.body.status, "DOWN");
+  assert.deepEqual(down.body.checks.map((c: { status: string }) => c.status), ["UP", "DOWN"]);
+  assert.deepEqual(down.body.checks[1].data, { deadLanes: [1, 3] });
+});
