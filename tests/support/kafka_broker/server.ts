@@ -83,8 +83,9 @@ export class Listener {
         pending.add(work);
         void work.catch(() => {}).finally(() => pending.delete(work));
       }
-    } catch {
+    } catch (error) {
       // A connection reset, or a request this broker does not speak: drop the connection.
+      if (Deno.env.get("KAFKA_BROKER_DEBUG")) console.error("kafka test broker:", error);
     } finally {
       await Promise.allSettled([...pending]);
       await writing;

@@ -116,23 +116,28 @@ export class Writer {
   }
 
   int8(v: number): this {
-    this.#view.setInt8(this.#room(1), v);
+    const at = this.#room(1);
+    this.#view.setInt8(at, v);
     return this;
   }
   int16(v: number): this {
-    this.#view.setInt16(this.#room(2), v);
+    const at = this.#room(2);
+    this.#view.setInt16(at, v);
     return this;
   }
   int32(v: number): this {
-    this.#view.setInt32(this.#room(4), v);
+    const at = this.#room(4);
+    this.#view.setInt32(at, v);
     return this;
   }
   uint32(v: number): this {
-    this.#view.setUint32(this.#room(4), v);
+    const at = this.#room(4);
+    this.#view.setUint32(at, v);
     return this;
   }
   int64(v: bigint): this {
-    this.#view.setBigInt64(this.#room(8), v);
+    const at = this.#room(8);
+    this.#view.setBigInt64(at, v);
     return this;
   }
   boolean(v: boolean): this {
@@ -150,7 +155,8 @@ export class Writer {
     return this.int32(v.byteLength).raw(v);
   }
   raw(v: Uint8Array): this {
-    this.#buf.set(v, this.#room(v.byteLength));
+    const at = this.#room(v.byteLength);
+    this.#buf.set(v, at);
     return this;
   }
   /** An int32-count array. */
@@ -169,7 +175,8 @@ export class Writer {
       let b = Number(z & 0x7fn);
       z >>= 7n;
       if (z !== 0n) b |= 0x80;
-      this.#view.setUint8(this.#room(1), b);
+      const at = this.#room(1);
+      this.#view.setUint8(at, b);
     } while (z !== 0n);
     return this;
   }

@@ -1,0 +1,447 @@
+/**
+ * One consumer per kafka channel, in the channel's own consumer group: it
+ * keeps a group membership (joining again with backoff when the session
+ * crashes), hands each record to the engine and settles it with the shared
+ * broker verdicts. Kafka has no per-record acknowledgement, so:
+ *
+ * - "ack" marks the offset finished, and the partition's contiguous
+ *   watermark ({@link PartitionOffsets}) is committed — after the step's
+ *   commit (on-persist) or once the instances ended (on-complete), never
+ *   past an earlier record still running;
+ * - "requeue" retries the record in process after a backoff, within the
+ *   channel's redelivery budget (counted per topic/partition/offset), and
+ *   holds the records of its key behind it;
+ * - "dead-letter" publishes a copy to the dead-letter topic (acks=all) with
+ *   the diagnostic headers plus where it came from, then marks it finished.
+ *
+ * Records of one key reach the engine in offset order, one at a time
+ * ({@link KeyedSequencer}); other keys of the partition run meanwhile, up
+ * to `max-in-flight`. A rebalance fences the old generation's offsets:
+ * work not started is abandoned, work under way finishes but commits
+ * nothing, and the new owner starts at the last commit — the inbox dedup
+ * on topic/partition/offset (or the idempotency header) answers what it
+ * sees again without running it twice.
+ *
+ * @module
+ */
+import type { Diagnostic } from "../../../engine/core/diagnostic.ts";
+import { errorMessage } from "../../../engine/core/errors.ts";
+import type { Logger } from "../../../engine/core/log.ts";
+import type {
+  AckVerdict,
+  BoundChannel,
+  DeliveryOutcome,
+  InboundDelivery,
+  TransportContext,
+} from "../../../engine/core/transport.ts";
+import {
+  Backoff,
+  type BrokerVerdict,
+  deadLetterHeaders,
+  isStructuredCloudEvent,
+  keepConnected,
+  RedeliveryBudget,
+  sleep,
+  unwrapCloudEvent,
+  verdictOf,
+  verdictOfAck,
+} from "../_broker/mod.ts";
+import {
+  type Consumer,
+  kafkaClient,
+  type KafkaMessage,
+  KEY_HEADER,
+  recordHeaders,
+} from "./_kafka.ts";
+import { PartitionOffsets } from "./offsets.ts";
+import { brokerList, type KafkaChannelOptions } from "./options.ts";
+import { KeyedSequencer } from "./ordering.ts";
+import { KafkaPublisher } from "./publisher.ts";
+
+const STOPPED = Symbol("stopped");
+/** Not settled: the consumer is stopping; the record stays uncommitted and comes back. */
+const ABANDON = Symbol("abandon");
+
+/** Headers a dead-lettered copy carries about where it came from. */
+export const SOURCE_HEADERS = {
+  topic: "sutra-source-topic",
+  partition: "sutra-source-partition",
+  offset: "sutra-source-offset",
+} as const;
+
+/** What a consumer needs. */
+export interface ConsumerOptions {
+  readonly context: TransportContext;
+  readonly channel: BoundChannel;
+  readonly options: KafkaChannelOptions;
+  readonly logger: Logger;
+}
+
+/** A record as kafkajs hands it over, with where it was read. */
+interface Received {
+  readonly topic: string;
+  readonly partition: number;
+  readonly message: KafkaMessage;
+}
+
+/** A running channel consumer. */
+export class ChannelConsumer {
+  readonly #o: ConsumerOptions;
+  readonly #budget: RedeliveryBudget;
+  readonly #sequencer = new KeyedSequencer();
+  readonly #inFlight = new Set<Promise<void>>();
+  readonly #deadLetters: KafkaPublisher;
+  #abort = new AbortController();
+  #loop: Promise<void> | undefined;
+  #stopping: Promise<void> | undefined;
+  /** The current generation's partitions; replaced (fencing the old ones) on every assignment. */
+  #partitions = new Map<number, PartitionOffsets>();
+  #consumer: Consumer | undefined;
+  #endSession: (() => void) | undefined;
+  #committing: Promise<void> | undefined;
+  #commitAgain = false;
+
+  constructor(options: ConsumerOptions) {
+    this.#o = options;
+    this.#budget = new RedeliveryBudget({ maxDeliveries: options.options.maxDeliveries });
+    this.#deadLetters = new KafkaPublisher({
+      brokers: () => brokerList(options.context, options.options.brokers),
+      clientId: `sutra-${options.channel.declaration.name}-dlt`,
+      logger: options.logger,
+    });
+  }
+
+  get #name(): string {
+    return this.#o.channel.declaration.name;
+  }
+
+  /** Starts consuming (again), joining the group again whenever the session ends. */
+  start(): void {
+    // A start that comes while a stop is under way (a lease lost and won back) runs after it.
+    if (this.#stopping) {
+      void this.#stopping.then(() => this.start());
+      return;
+    }
+    if (this.#loop) return;
+    this.#abort = new AbortController();
+    this.#loop = keepConnected((connected) => this.#session(connected), {
+      logger: this.#o.logger,
+      what: `kafka channel '${this.#name}'`,
+      signal: this.#abort.signal,
+    });
+  }
+
+  /** Stops: records under way finish (on-complete holds are abandoned), their offsets are committed, the member leaves. */
+  stop(): Promise<void> {
+    if (!this.#loop) return this.#stopping ?? Promise.resolve();
+    this.#stopping ??= this.#stop().finally(() => this.#stopping = undefined);
+    return this.#stopping;
+  }
+
+  async #stop(): Promise<void> {
+    this.#abort.abort();
+    for (const p of this.#partitions.values()) p.release();
+    await Promise.allSettled([...this.#inFlight]);
+    await this.#flushCommits();
+    this.#endSession?.();
+    await this.#loop;
+    this.#loop = undefined;
+    await this.#deadLetters.close();
+  }
+
+  /** One group membership: connect, subscribe, run until the consumer crashes or the channel stops. */
+  async #session(connected: () => void): Promise<void> {
+    const o = this.#o.options;
+    const kafka = kafkaClient({
+      brokers: await brokerList(this.#o.context, o.brokers),
+      clientId: `sutra-${this.#name}`,
+      logger: this.#o.logger,
+    });
+    const consumer = kafka.consumer({
+      groupId: o.groupId,
+      sessionTimeout: o.sessionTimeoutMs,
+      rebalanceTimeout: Math.max(o.sessionTimeoutMs, 10_000),
+      heartbeatInterval: o.heartbeatIntervalMs,
+      maxWaitTimeInMs: o.maxWaitMs,
+      allowAutoTopicCreation: true,
+      // A crash ends this session; the reconnect loop (with its backoff) starts the next.
+      retry: { retries: 2, restartOnFailure: () => Promise.resolve(false) },
+    });
+    let ended!: () => void;
+    const over = new Promise<void>((resolve) => ended = resolve);
+    consumer.on(consumer.events.CRASH, (event) => {
+      this.#o.logger.warn("the kafka consumer stopped", {
+        channel: this.#name,
+        code: "SUTRA.BROKER.CONNECTION_LOST",
+        error: errorMessage(event.payload.error),
+      });
+      ended();
+    });
+    consumer.on(consumer.events.GROUP_JOIN, (event) => this.#assigned(event.payload));
+    try {
+      await consumer.connect();
+      await consumer.subscribe({ topic: o.topic, fromBeginning: o.fromBeginning });
+      if (this.#abort.signal.aborted) return;
+      this.#consumer = consumer;
+      this.#endSession = ended;
+      await consumer.run({
+        autoCommit: false,
+        // Every assigned partition is fetched and fed at once; keys within one are sequenced here.
+        partitionsConsumedConcurrently: 64,
+        eachMessage: (payload) => this.#accept(payload),
+      });
+      connected();
+      this.#o.logger.info("consuming", { channel: this.#name, topic: o.topic, group: o.groupId });
+      if (this.#abort.signal.aborted) ended();
+      await over;
+    } finally {
+      this.#consumer = undefined;
+      this.#endSession = undefined;
+      // The generation ends with the session: what is still under way commits nothing.
+      this.#fence();
+      await consumer.disconnect().catch(() => {});
+    }
+  }
+
+  /** A new generation: the previous partitions are fenced; the new ones start at the group's commits. */
+  #assigned(payload: { memberAssignment: Record<string, number[]> }): void {
+    this.#fence();
+    this.#o.logger.info("partitions assigned", {
+      channel: this.#name,
+      partitions: (payload.memberAssignment[this.#o.options.topic] ?? []).join(","),
+    });
+  }
+
+  #fence(): void {
+    for (const p of this.#partitions.values()) p.release();
+    this.#partitions = new Map();
+  }
+
+  /** kafkajs' per-record callback: queues the record behind its key and returns (backpressure at max-in-flight). */
+  async #accept(
+    payload: Received & { heartbeat(): Promise<void> },
+  ): Promise<void> {
+    const { partition, message } = payload;
+    let offsets = this.#partitions.get(partition);
+    if (!offsets) {
+      this.#partitions.set(partition, offsets = new PartitionOffsets(this.#o.options.maxInFlight));
+    }
+    while (offsets.inFlight >= offsets.maxInFlight && !this.#abort.signal.aborted) {
+      // kafkajs heartbeats only between records: keep the membership alive while the partition is full.
+      await Promise.race([
+        offsets.room(),
+        sleep(this.#o.options.heartbeatIntervalMs, this.#abort.signal),
+      ]);
+      await payload.heartbeat();
+      if (this.#partitions.get(partition) !== offsets) return;
+    }
+    // Not begun, so not committed: a stopping consumer leaves it for the next owner.
+    if (this.#abort.signal.aborted) return;
+    offsets.begin(BigInt(message.offset));
+    const key = this.#o.options.ordering === "partition" || message.key === null
+      ? this.#o.options.ordering === "partition" ? `${partition}` : `${partition}@${message.offset}`
+      : `${partition}:${message.key.toString("base64")}`;
+    const work = this.#sequencer.run(key, () => this.#process(payload, offsets));
+    this.#inFlight.add(work);
+    void work.finally(() => this.#inFlight.delete(work));
+  }
+
+  /** One record to its end: delivered, retried, dead-lettered or abandoned. Never rejects. */
+  async #process(received: Received, offsets: PartitionOffsets): Promise<void> {
+    // Queued behind its key when the generation or the consumer ended: left to the next owner.
+    if (this.#abort.signal.aborted || this.#partitions.get(received.partition) !== offsets) return;
+    try {
+      if (await this.#settle(received) === ABANDON) return;
+      offsets.finish(BigInt(received.message.offset));
+      if (this.#partitions.get(received.partition) === offsets) this.#scheduleCommit();
+    } catch (error) {
+      this.#o.logger.warn(
+        "a record could not be settled; the next owner of its partition reads it again",
+        {
+          channel: this.#name,
+          partition: received.partition,
+          offset: received.message.offset,
+          error: errorMessage(error),
+        },
+      );
+    }
+  }
+
+  async #settle(received: Received): Promise<typeof ABANDON | void> {
+    const id = `${received.topic}/${received.partition}/${received.message.offset}`;
+    const backoff = new Backoff({ initialMs: 200, maxMs: 5_000 });
+    for (;;) {
+      let verdict = await this.#verdict(received);
+      if (verdict === ABANDON) return ABANDON;
+      if (verdict.action === "requeue") {
+        const n = this.#budget.count({ messageId: id });
+        if (!this.#budget.spent(n)) {
+          this.#o.logger.info("retrying", {
+            channel: this.#name,
+            code: verdict.diagnostic.code,
+            delivery: n,
+            record: id,
+          });
+          await sleep(backoff.next(), this.#abort.signal);
+          if (this.#abort.signal.aborted) return ABANDON;
+          continue;
+        }
+        verdict = {
+          action: "dead-letter",
+          diagnostic: this.#budget.exhausted(n, verdict.diagnostic),
+        };
+      }
+      if (
+        verdict.action === "dead-letter" &&
+        await this.#deadLetter(received, verdict.diagnostic) === ABANDON
+      ) {
+        return ABANDON;
+      }
+      this.#budget.forget(id);
+      return;
+    }
+  }
+
+  #stopped(): Promise<typeof STOPPED> {
+    const signal = this.#abort.signal;
+    return new Promise((resolve) => {
+      if (signal.aborted) resolve(STOPPED);
+      else signal.addEventListener("abort", () => resolve(STOPPED), { once: true });
+    });
+  }
+
+  async #verdict(received: Received): Promise<BrokerVerdict | typeof ABANDON> {
+    const onComplete = this.#o.channel.ackMode === "on-complete";
+    let heard: (v: AckVerdict) => void = () => {};
+    const deferred = new Promise<AckVerdict>((resolve) => heard = resolve);
+    const delivery = this.#delivery(received, onComplete ? { settle: (v) => heard(v) } : undefined);
+    if ("code" in delivery) return { action: "dead-letter", diagnostic: delivery };
+    const outcome: DeliveryOutcome = await this.#o.context.deliver(delivery);
+    if (outcome.kind === "settled" && onComplete) {
+      // Stopping drops the engine's holds unsettled: the record stays uncommitted.
+      const heardOrStopped = await Promise.race([deferred, this.#stopped()]);
+      return heardOrStopped === STOPPED ? ABANDON : verdictOfAck(heardOrStopped);
+    }
+    return verdictOf(outcome);
+  }
+
+  /** The engine's view of a record; a structured CloudEvent is unwrapped (or refused). */
+  #delivery(
+    { topic, partition, message }: Received,
+    deferral: InboundDelivery["deferral"],
+  ): InboundDelivery | Diagnostic {
+    const headers = recordHeaders(message.headers);
+    headers["kafka-topic"] = topic;
+    headers["kafka-partition"] = String(partition);
+    headers["kafka-offset"] = message.offset;
+    headers["kafka-timestamp"] = message.timestamp;
+    if (message.key !== null) headers[KEY_HEADER] = message.key.toString("utf8");
+    const header = this.#o.options.idempotencyHeader;
+    const key = (header && headers[header]) || `kafka:${topic}/${partition}/${message.offset}`;
+    const contentType = headers["content-type"];
+    const delivery: InboundDelivery = {
+      channel: this.#name,
+      body: message.value ? new Uint8Array(message.value) : new Uint8Array(),
+      headers,
+      ...(contentType === undefined ? {} : { contentType }),
+      idempotencyKey: key,
+      ...(deferral ? { deferral } : {}),
+    };
+    const structured = this.#o.channel.declaration.cloudeventsMode === "structured" ||
+      isStructuredCloudEvent(contentType);
+    if (!structured) return delivery;
+    const unwrapped = unwrapCloudEvent(delivery);
+    if ("code" in unwrapped) return unwrapped;
+    return { ...delivery, ...unwrapped, idempotencyKey: key, ...(deferral ? { deferral } : {}) };
+  }
+
+  /** Copies the record to the dead-letter topic (acks=all), retrying until it is accepted or the consumer stops. */
+  async #deadLetter(
+    { topic, partition, message }: Received,
+    cause: Diagnostic,
+  ): Promise<typeof ABANDON | void> {
+    const o = this.#o.options;
+    this.#o.logger.warn("dead-lettered", {
+      channel: this.#name,
+      code: cause.code,
+      message: cause.message,
+      deadLetterTopic: o.deadLetterTopic,
+      record: `${topic}/${partition}/${message.offset}`,
+    });
+    const headers: Record<string, string | Uint8Array | (string | Uint8Array)[]> = {};
+    for (const [name, value] of Object.entries(message.headers ?? {})) {
+      if (value !== undefined) headers[name] = value;
+    }
+    Object.assign(headers, deadLetterHeaders(cause, this.#name), {
+      [SOURCE_HEADERS.topic]: topic,
+      [SOURCE_HEADERS.partition]: String(partition),
+      [SOURCE_HEADERS.offset]: message.offset,
+    });
+    const backoff = new Backoff({ initialMs: 200, maxMs: 5_000 });
+    for (;;) {
+      try {
+        await this.#deadLetters.publish(o.deadLetterTopic, {
+          key: message.key,
+          value: message.value,
+          headers,
+        });
+        return;
+      } catch (error) {
+        // Never dropped: the record stays unfinished (its partition's commits wait) until the copy is accepted.
+        this.#o.logger.error("the dead-letter copy was not accepted; retrying", {
+          code: "SUTRA.BROKER.PUBLISH_FAILED",
+          channel: this.#name,
+          deadLetterTopic: o.deadLetterTopic,
+          error: errorMessage(error),
+        });
+        await sleep(backoff.next(), this.#abort.signal);
+        if (this.#abort.signal.aborted) return ABANDON;
+      }
+    }
+  }
+
+  /** Commits the watermarks that moved; one commit at a time, the next one picks up what finished meanwhile. */
+  #scheduleCommit(): void {
+    if (this.#committing) {
+      this.#commitAgain = true;
+      return;
+    }
+    this.#committing = this.#commitLoop().finally(() => this.#committing = undefined);
+  }
+
+  async #commitLoop(): Promise<void> {
+    do {
+      this.#commitAgain = false;
+      const consumer = this.#consumer;
+      if (!consumer) return;
+      const due = [...this.#partitions].flatMap(([partition, offsets]) => {
+        const offset = offsets.due();
+        return offset === undefined ? [] : [{ partition, offsets, offset }];
+      });
+      if (due.length === 0) return;
+      try {
+        await consumer.commitOffsets(
+          due.map((d) => ({
+            topic: this.#o.options.topic,
+            partition: d.partition,
+            offset: String(d.offset),
+          })),
+        );
+        for (const d of due) d.offsets.committed(d.offset);
+      } catch (error) {
+        // A rebalance or a lost connection: the partition's next owner starts at the last commit.
+        this.#o.logger.debug("offsets not committed", {
+          channel: this.#name,
+          error: errorMessage(error),
+        });
+        return;
+      }
+    } while (this.#commitAgain);
+  }
+
+  async #flushCommits(): Promise<void> {
+    await this.#committing;
+    this.#scheduleCommit();
+    await this.#committing;
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * Per-key order. Records that share an ordering key (the record key, or
+ * the partition for `ordering: partition`) are handed to the engine one
+ * after another, each once the one before it is settled; records of other
+ * keys run meanwhile. Kafka already delivers a partition in offset order,
+ * so this keeps the order the producer wrote a key in.
+ *
+ * @module
+ */
+
+/** Runs work items of one key in the order they were offered. */
+export class KeyedSequencer {
+  readonly #tails = new Map<string, Promise<void>>();
+
+  /** Runs `work` after every item offered before under `key` has settled. */
+  run(key: string, work: () => Promise<void>): Promise<void> {
+    const before = this.#tails.get(key) ?? Promise.resolve();
+    const tail = before.then(work, work);
+    this.#tails.set(key, tail);
+    void tail.catch(() => {}).finally(() => {
+      if (this.#tails.get(key) === tail) this.#tails.delete(key);
+    });
+    return tail;
+  }
+
+  /** Keys with work queued or running. */
+  get size(): number {
+    return this.#tails.size;
+  }
+}

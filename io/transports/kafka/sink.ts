@@ -1,0 +1,128 @@
+/**
+ * The `kafka` sink: outbox rows whose destination is `kafka://<topic>`
+ * (optionally `?channel=<name>` to use that channel's brokers) are
+ * published with `acks=all` on the idempotent producer. A row is
+ * `delivered` only once the broker accepted the record; a lost connection
+ * or a refusal is a retry (`SUTRA.BROKER.PUBLISH_FAILED`), a destination
+ * that cannot be parsed is poison (`SUTRA.BROKER.DESTINATION_INVALID`).
+ *
+ * The record key is the `kafka-key` header (a `q:header` on the `q:send`,
+ * so any FEEL expression computes it), which is not sent as a header. The
+ * content type travels as the `content-type` header and the CloudEvents
+ * attributes as `ce_*` headers (the Kafka binding); the row's idempotency
+ * key travels as `sutra-idempotency-key`, so a consumer can drop the copy a
+ * retry after a lost answer produces (a Sutra kafka channel does with
+ * `idempotency-header: sutra-idempotency-key`).
+ *
+ * The brokers are those `SUTRA_KAFKA_BROKERS` names when that variable is
+ * set, else those of the first kafka channel (by name) the engine serves.
+ *
+ * @module
+ */
+import { errorMessage } from "../../../engine/core/errors.ts";
+import type {
+  OutboundMessage,
+  RemoteSink,
+  SinkResult,
+  TransportContext,
+} from "../../../engine/core/transport.ts";
+import { IDEMPOTENCY_HEADER, KEY_HEADER, outboundHeaders } from "./_kafka.ts";
+import { brokerList, readKafkaOptions } from "./options.ts";
+import { KafkaPublisher } from "./publisher.ts";
+
+/** The destination scheme. */
+export const KAFKA_SCHEME = "kafka";
+
+/** The topic (and the channel whose brokers to use) a destination names, or undefined. */
+export function parseDestination(
+  destination: string,
+): { topic: string; channel?: string } | undefined {
+  const match = /^kafka:\/\/([^/?#]+)\/?(?:\?channel=([^&#]+))?$/.exec(destination.trim());
+  if (!match) return undefined;
+  try {
+    const topic = decodeURIComponent(match[1]);
+    if (!/^[A-Za-z0-9._-]{1,249}$/.test(topic)) return undefined;
+    return { topic, ...(match[2] === undefined ? {} : { channel: decodeURIComponent(match[2]) }) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The broker list of a destination naming its channel, else the sink's own. */
+async function brokersOf(
+  context: TransportContext,
+  channel: string | undefined,
+): Promise<string[]> {
+  const named = channel === undefined
+    ? undefined
+    : context.channels().find((c) => c.declaration.name === channel);
+  if (named) return await brokerList(context, readKafkaOptions(named).options.brokers);
+  try {
+    return await brokerList(context, await context.resolveSecret("env:SUTRA_KAFKA_BROKERS"));
+  } catch {
+    // Not set: the brokers of the channels.
+  }
+  const channels = [...context.channels()].sort((a, b) =>
+    a.declaration.name.localeCompare(b.declaration.name)
+  );
+  for (const c of channels) {
+    const { options, problems } = readKafkaOptions(c);
+    if (problems.length === 0) return await brokerList(context, options.brokers);
+  }
+  throw new Error("no brokers: set SUTRA_KAFKA_BROKERS or serve a kafka channel");
+}
+
+/** The sink of one running engine. */
+export function kafkaSink(context: TransportContext): RemoteSink & { close(): Promise<void> } {
+  // One producer per broker list; most engines talk to one cluster.
+  const publishers = new Map<string, KafkaPublisher>();
+  const publisherFor = async (channel: string | undefined) => {
+    const brokers = await brokersOf(context, channel);
+    const id = brokers.join(",");
+    let p = publishers.get(id);
+    if (!p) {
+      p = new KafkaPublisher({
+        brokers: () => Promise.resolve(brokers),
+        clientId: "sutra-outbox",
+        logger: context.logger,
+      });
+      publishers.set(id, p);
+    }
+    return p;
+  };
+
+  return {
+    name: KAFKA_SCHEME,
+    async send(message: OutboundMessage): Promise<SinkResult> {
+      const target = parseDestination(message.destination);
+      if (!target) {
+        return {
+          outcome: "poison",
+          error:
+            `SUTRA.BROKER.DESTINATION_INVALID: '${message.destination}' is not kafka://<topic>`,
+        };
+      }
+      const { [KEY_HEADER]: key, ...rest } = message.headers;
+      try {
+        await (await publisherFor(target.channel)).publish(target.topic, {
+          ...(key === undefined || key === "" ? {} : { key }),
+          value: message.body,
+          headers: {
+            ...outboundHeaders(rest),
+            ...(message.contentType === undefined ? {} : { "content-type": message.contentType }),
+            [IDEMPOTENCY_HEADER]: message.idempotencyKey,
+          },
+        });
+        return { outcome: "delivered" };
+      } catch (error) {
+        return {
+          outcome: "retry",
+          error: `SUTRA.BROKER.PUBLISH_FAILED: ${errorMessage(error)} (${message.destination})`,
+        };
+      }
+    },
+    close: async () => {
+      await Promise.all([...publishers.values()].map((p) => p.close()));
+    },
+  };
+}

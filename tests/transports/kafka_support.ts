@@ -1,0 +1,206 @@
+/**
+ * Helpers for the kafka transport tests: the brokers (a fresh
+ * {@link KafkaTestBroker} test double per test, or the real cluster
+ * `SUTRA_TEST_KAFKA_BROKERS` names), a kafkajs client to create topics,
+ * produce, read topics and look at committed offsets with, unique topic
+ * names, and the `kafka_channel` fixture package sealed for a test. The
+ * engines under test keep their state on the tier-2 PostgreSQL server, so
+ * the tests are skipped (with a notice) without it.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
+import { type Consumer, Kafka, logLevel, Partitioners } from "kafkajs";
+import { transports } from "../../engine/core/transport.ts";
+import { readPackageDir, sealPackage } from "../../engine/package/mod.ts";
+import { KafkaTestBroker } from "../support/kafka_broker/mod.ts";
+import { tier2Test } from "../support/test_database.ts";
+
+/** Variable naming a real cluster's bootstrap brokers (`host:port,…`). */
+export const TEST_KAFKA_BROKERS_ENV = "SUTRA_TEST_KAFKA_BROKERS";
+
+/** What a kafka test gets. */
+export interface KafkaTestContext {
+  /** The bootstrap brokers, `host:port[,…]`. */
+  readonly brokers: string;
+  /** The test double, when the test runs against it (undefined on a real cluster). */
+  readonly double?: KafkaTestBroker;
+  readonly client: KafkaClient;
+}
+
+/** Registers a kafka test (skipped without the tier-2 PostgreSQL server, as the engines keep state there). */
+export function kafkaTest(name: string, fn: (ctx: KafkaTestContext) => Promise<void>): void {
+  tier2Test(name, async () => {
+    const real = Deno.env.get(TEST_KAFKA_BROKERS_ENV)?.trim();
+    const double = real ? undefined : KafkaTestBroker.start({ defaultPartitions: 1 });
+    const brokers = real || double!.address;
+    const client = new KafkaClient(brokers);
+    try {
+      await fn({ brokers, client, ...(double ? { double } : {}) });
+    } finally {
+      await client.close();
+      await double?.close();
+    }
+  });
+}
+
+/** A unique topic prefix for one test. */
+export function uniqueTopic(label: string): string {
+  return `sutra-test-${label}-${crypto.randomUUID().slice(0, 8)}`;
+}
+
+/** A record as a test reads it back. */
+export interface ReadRecord {
+  readonly partition: number;
+  readonly offset: string;
+  readonly key: string | null;
+  readonly value: string;
+  readonly headers: Record<string, string>;
+}
+
+/** A kafkajs client for a test. */
+export class KafkaClient {
+  readonly kafka: Kafka;
+  readonly #admin;
+  readonly #producer;
+  readonly #readers: Consumer[] = [];
+  #connected: Promise<void> | undefined;
+
+  constructor(brokers: string) {
+    this.kafka = new Kafka({
+      brokers: brokers.split(","),
+      clientId: "sutra-test",
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 3, initialRetryTime: 100 },
+    });
+    this.#admin = this.kafka.admin();
+    this.#producer = this.kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
+  }
+
+  #connect(): Promise<void> {
+    return this.#connected ??= Promise.all([this.#admin.connect(), this.#producer.connect()])
+      .then(() => {});
+  }
+
+  /** Creates topics with `partitions` partitions each. */
+  async topics(names: readonly string[], partitions = 1): Promise<void> {
+    await this.#connect();
+    await this.#admin.createTopics({
+      topics: names.map((topic) => ({ topic, numPartitions: partitions, replicationFactor: 1 })),
+      waitForLeaders: true,
+    });
+  }
+
+  /** Produces records (JSON-encoded values unless strings) with acks=all. */
+  async send(
+    topic: string,
+    records: readonly {
+      value: unknown;
+      key?: string;
+      partition?: number;
+      headers?: Record<string, string>;
+    }[],
+  ): Promise<void> {
+    await this.#connect();
+    await this.#producer.send({
+      topic,
+      acks: -1,
+      messages: records.map((r) => ({
+        value: typeof r.value === "string" ? r.value : JSON.stringify(r.value),
+        ...(r.key === undefined ? {} : { key: r.key }),
+        ...(r.partition === undefined ? {} : { partition: r.partition }),
+        headers: { "content-type": "application/json", ...r.headers },
+      })),
+    });
+  }
+
+  /** Reads `topic` from its start until `count` records came; answers them. */
+  async read(topic: string, count: number, timeoutMs = 20_000): Promise<ReadRecord[]> {
+    const got: ReadRecord[] = [];
+    const reader = this.kafka.consumer({
+      groupId: `sutra-test-reader-${crypto.randomUUID()}`,
+      maxWaitTimeInMs: 100,
+      heartbeatInterval: 300,
+    });
+    this.#readers.push(reader);
+    await reader.connect();
+    await reader.subscribe({ topic, fromBeginning: true });
+    await reader.run({
+      eachMessage: ({ partition, message }) => {
+        const headers: Record<string, string> = {};
+        for (const [k, v] of Object.entries(message.headers ?? {})) {
+          if (v !== undefined) headers[k] = Buffer.from(v as Uint8Array).toString();
+        }
+        got.push({
+          partition,
+          offset: message.offset,
+          key: message.key?.toString() ?? null,
+          value: message.value?.toString() ?? "",
+          headers,
+        });
+        return Promise.resolve();
+      },
+    });
+    const deadline = Date.now() + timeoutMs;
+    while (got.length < count && Date.now() < deadline) await pause(25);
+    await reader.disconnect();
+    if (got.length < count) throw new Error(`${topic}: ${got.length} of ${count} records`);
+    return got;
+  }
+
+  /** The committed offsets of `group` on `topic`, by partition (-1: none). */
+  async committed(group: string, topic: string): Promise<number[]> {
+    await this.#connect();
+    const [answer] = await this.#admin.fetchOffsets({ groupId: group, topics: [topic] });
+    return answer.partitions.sort((a, b) => a.partition - b.partition).map((p) => Number(p.offset));
+  }
+
+  /** Disconnects everything. */
+  async close(): Promise<void> {
+    for (const r of this.#readers) await r.disconnect().catch(() => {});
+    if (this.#connected) {
+      await this.#producer.disconnect().catch(() => {});
+      await this.#admin.disconnect().catch(() => {});
+    }
+  }
+}
+
+/** Options for {@link kafkaPackage}. */
+export interface KafkaPackageOptions {
+  /** The unique topic prefix. */
+  readonly prefix: string;
+  readonly ackMode?: "on-persist" | "on-complete";
+  readonly singleton?: boolean;
+}
+
+/** The `kafka_channel` fixture package sealed for one test. */
+export async function kafkaPackage(o: KafkaPackageOptions): Promise<Uint8Array> {
+  const path = new URL("../fixtures/runtime/kafka_channel", import.meta.url).pathname;
+  const read = await readPackageDir(path);
+  assert.ok(read.files, read.diagnostics.map((d) => d.message).join("\n"));
+  const files = new Map<string, Uint8Array>();
+  for (const [name, bytes] of read.files) {
+    const text = new TextDecoder().decode(bytes).replaceAll("@T@", o.prefix)
+      .replaceAll("@ACK@", o.ackMode ?? "on-persist")
+      .replaceAll("@SINGLETON@", String(o.singleton ?? false));
+    files.set(name, new TextEncoder().encode(text));
+  }
+  const sealed = await sealPackage(files, { transports });
+  assert.ok(sealed.archive, sealed.diagnostics.map((d) => `${d.code} ${d.message}`).join("\n"));
+  return sealed.archive.bytes;
+}
+
+/** The topics the fixture uses under `prefix`. */
+export function fixtureTopics(prefix: string): string[] {
+  return ["orders", "orders.dlt", "decisions", "decisions.dlt", "confirmed"].map((t) =>
+    `${prefix}.${t}`
+  );
+}
+
+/** The fixture's orders channel consumer group. */
+export const ORDERS_GROUP = "sutra.test.kf-orders";
+
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
