@@ -7,6 +7,12 @@
 
 /** Code → one-line meaning; keep sorted. */
 export const PROTECTION_CODES = {
+  "SUTRA.AUDIT.REPLAY_INPUT_INVALID":
+    "`sutra audit-replay` was given a path that is not a readable JSONL audit file or directory, or a bad --until.",
+  "SUTRA.AUDIT.SINK_FAILED":
+    "An audit sink could not write a committed step's events; they are retried with the next write and the failure is logged.",
+  "SUTRA.AUDIT.SINK_UNKNOWN":
+    "A process's `q:audit sink` names a sink this engine does not have (known: sql, jsonl).",
   "SUTRA.CRYPTO.DECRYPT_FAILED":
     "An encrypted variable did not authenticate under its data key (wrong key, or the value, instance or variable changed); nothing is read.",
   "SUTRA.CRYPTO.KEK_INVALID":

@@ -361,6 +361,33 @@ export const AUDIT_SQL = defineKey({
     "Write every instance's audit journal (started, node entered/left, completed …) to the engine database's audit_events table, in each step's transaction; off, GET /admin/instances/{id}/history answers an empty journal that says so.",
 });
 
+/** Root directory of the JSONL audit sink. */
+export const AUDIT_JSONL_DIR = defineKey({
+  key: "sutra.audit.jsonl.dir",
+  type: "string",
+  description:
+    "Directory of the JSONL audit sink: every committed step's audit events are appended under <dir>/<tenant>/[<q:audit target>/] in one file per UTC day and replica, rotated by size (unset or empty: off). Read back with sutra audit-replay.",
+});
+
+/** Size at which a JSONL audit file is rotated. */
+export const AUDIT_JSONL_MAX_FILE_BYTES = defineKey({
+  key: "sutra.audit.jsonl.max-file-bytes",
+  type: "integer",
+  default: 64 * 1024 * 1024,
+  min: 4096,
+  max: 1024 * 1024 * 1024 * 1024,
+  description:
+    "A JSONL audit file is closed and the next number opened before a write would take it past this size (a new UTC day also starts a new file).",
+});
+
+/** The keyring that turns on encryption at rest. */
+export const CRYPTO_KEYRING = defineKey({
+  key: "sutra.crypto.keyring",
+  type: "string",
+  description:
+    "Keyring file of per-tenant data keys (sutra crypto provision-dek); set, sensitive variables are stored encrypted (AES-256-GCM) and a tenant without a key cannot store one. Unset or empty: stored in clear.",
+});
+
 /** How many deferred acknowledgements one replica holds at once. */
 export const ACK_DEFERRED_CAPACITY = defineKey({
   key: "sutra.ack.deferred.capacity",

@@ -1,0 +1,93 @@
+import assert from "node:assert/strict";
+import { createCryptoCommand } from "./crypto.ts";
+import { runCli } from "./main.ts";
+import { loadKeyring, readKeyringFile } from "../engine/runtime/crypto/mod.ts";
+import "../io/secrets/mod.ts";
+
+const KEK = new Uint8Array(32).fill(3).toBase64();
+
+function cliIo(env: Record<string, string>) {
+  const out: string[] = [];
+  const err: string[] = [];
+  return {
+    out,
+    err,
+    io: {
+      stdout: (t: string) => out.push(t),
+      stderr: (t: string) => err.push(t),
+      env: (n: string) => env[n],
+    },
+  };
+}
+
+Deno.test("provision-dek appends a wrapped key per run and prints no key material", async () => {
+  const dir = await Deno.makeTempDir();
+  const keyring = `${dir}/keyring.json`;
+  const { out, err, io } = cliIo({ KEK, SUTRA_CRYPTO_KEYRING: keyring });
+  const command = createCryptoCommand({ now: () => new Date(Date.UTC(2026, 11, 2)) });
+  assert.equal(
+    await command.run(
+      ["provision-dek", "--key-id", "k1", "--kek", "env:KEK", "--tenant", "acme"],
+      io,
+    ),
+    0,
+    err.join(""),
+  );
+  assert.equal(
+    await command.run([
+      "provision-dek",
+      "--key-id",
+      "k2",
+      "--kek",
+      "env:KEK",
+      "--tenant",
+      "acme",
+      "--format",
+      "json",
+    ], io),
+    0,
+    err.join(""),
+  );
+  assert.match(out[0], /provisioned data key 'k1' for tenant 'acme'/);
+  assert.deepEqual(JSON.parse(out[1]), {
+    keyring,
+    tenant: "acme",
+    keyId: "k2",
+    kek: "env:KEK",
+    createdAt: "2026-12-02T00:00:00.000Z",
+  });
+  const entries = await readKeyringFile(keyring);
+  assert.deepEqual(entries.map((e) => e.keyId), ["k1", "k2"]);
+  for (const e of entries) assert.equal(out.join("").includes(e.wrapped), false);
+  assert.equal(out.join("").includes(KEK), false);
+  assert.equal((await Deno.stat(keyring)).mode! & 0o777, 0o600);
+  const loaded = await loadKeyring(keyring, { env: { KEK }, secretsDir: "/nonexistent" });
+  assert.equal(loaded.active("acme")?.keyId, "k2");
+});
+
+Deno.test("provision-dek refuses a duplicate id, a bad KEK and missing flags, changing nothing", async () => {
+  const dir = await Deno.makeTempDir();
+  const keyring = `${dir}/keyring.json`;
+  const { err, io } = cliIo({ KEK, SHORT: "c2hvcnQ=" });
+  const args = ["crypto", "provision-dek", "--keyring", keyring, "--key-id", "k1"];
+  assert.equal(await runCli([...args, "--kek", "env:KEK"], { io }), 0, err.join(""));
+  const before = await Deno.readTextFile(keyring);
+
+  err.length = 0;
+  assert.equal(await runCli([...args, "--kek", "env:KEK"], { io }), 1);
+  assert.match(err.join(""), /SUTRA\.CRYPTO\.KEYRING_INVALID.*already holds key 'k1'/);
+  err.length = 0;
+  assert.equal(await runCli([...args.slice(0, -1), "k2", "--kek", "env:SHORT"], { io }), 1);
+  assert.match(err.join(""), /SUTRA\.CRYPTO\.KEK_INVALID/);
+  err.length = 0;
+  assert.equal(await runCli([...args.slice(0, -1), "k2", "--kek", "env:UNSET"], { io }), 1);
+  assert.match(err.join(""), /SUTRA\.CRYPTO\.KEK_INVALID/);
+  assert.equal(await runCli([...args.slice(0, -1), "k2", "--kek", "literal-key"], { io }), 1);
+  assert.equal(await runCli([...args.slice(0, -1), "bad id!", "--kek", "env:KEK"], { io }), 1);
+  assert.equal(
+    await runCli(["crypto", "provision-dek", "--key-id", "k3", "--kek", "env:KEK"], { io }),
+    2,
+  );
+  assert.equal(await runCli(["crypto", "rotate", "--keyring", keyring], { io }), 2);
+  assert.equal(await Deno.readTextFile(keyring), before);
+});
