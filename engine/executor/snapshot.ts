@@ -28,6 +28,7 @@
  * | `sutra.compensation.<id>`         | a running compensation (JSON)                            |
  * | `sutra.var.<name>`                | a variable of the process scope                          |
  * | `sutra.local.<scope>.<name>`      | a variable of an inner scope                             |
+ * | `sutra.enc.var.<name>`, `sutra.enc.local.<scope>.<name>` | an encrypted variable (`engine/runtime/crypto`) |
  *
  * JSON records have sorted keys and name nodes, flows and plan scopes by
  * id, so a snapshot can be read against a re-deployed plan. Variables use
@@ -37,7 +38,10 @@
  * Keys added after a snapshot was written read as empty when absent (an
  * older snapshot has no `sutra.sensitive`: nothing was marked).
  * A malformed counter reads as zero rather than making the snapshot
- * unreadable.
+ * unreadable. Encrypted variables are opened by the runtime before a
+ * snapshot reaches this decoder; one that still holds a `sutra.enc.` entry
+ * is refused rather than read without those variables (re-encoding such a
+ * state would silently drop them).
  *
  * @module
  */
@@ -388,6 +392,10 @@ function readState(plan: ExecutionPlan, entries: Map<string, string>): InstanceS
     else if (key.startsWith("sutra.var.") || key.startsWith("sutra.local.")) {
       const [scope, name] = variableTarget(state, key);
       scope.vars.set(name, typed ? decodeValue(value) : value);
+    } else if (key.startsWith("sutra.enc.")) {
+      throw new Error(
+        `'${key}' is encrypted: the snapshot must be opened with its tenant's key first`,
+      );
     }
   }
   for (const scope of state.scopes.values()) scope.vars = new Map([...scope.vars].sort(byKey));

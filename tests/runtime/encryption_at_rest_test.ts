@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { DiagnosticError } from "../../engine/core/diagnostic.ts";
 import type { ResolveContext } from "../../engine/core/secrets.ts";
-import { encodeSnapshotText } from "../../engine/executor/mod.ts";
+import { decodeSnapshot, encodeSnapshotText } from "../../engine/executor/mod.ts";
 import {
   decodeAtRest,
   encodeAtRest,
@@ -173,4 +173,15 @@ Deno.test("the admin view of a sealed snapshot masks the sealed values without a
   const view = observedVariables(plan, decoded.state);
   assert.deepEqual(view.variables, { amount: "25", payload: "***", secret: "***" });
   assert.deepEqual(view.redacted, { payload: "pci", secret: "sensitive" });
+});
+
+Deno.test("a sealed snapshot that was not opened is refused, never read without its sealed variables", async () => {
+  const plan = await paymentPlan();
+  const { state } = await parkedPayment(plan);
+  const keyring = await loadKeyring(await keyringWith(["acme", "k1", "env:KEK_A"]), resolve);
+  const sealed = await encodeAtRest(plan, state, { tenant: "acme", keyring });
+  const decoded = decodeSnapshot(plan, sealed);
+  assert.equal(decoded.state, undefined);
+  assert.equal(decoded.diagnostics?.[0].code, "SUTRA.RUNTIME.SNAPSHOT.INVALID");
+  assert.match(decoded.diagnostics![0].message, /sutra\.enc\.var\.payload' is encrypted/);
 });
