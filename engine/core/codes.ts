@@ -20,6 +20,7 @@ import { AMQP10_CODES } from "./codes_amqp10.ts";
 import { SHIPPING_CODES } from "./codes_shipping.ts";
 import { XSD_CODES } from "./codes_xsd.ts";
 import { PROTECTION_CODES } from "./codes_protection.ts";
+import { ADMIN_CODES } from "./codes_admin.ts";
 
 /** Code → one-line meaning. Grouped by category; keep each group sorted. */
 export const CODES = {
@@ -36,6 +37,7 @@ export const CODES = {
   ...SHIPPING_CODES,
   ...XSD_CODES,
   ...PROTECTION_CODES,
+  ...ADMIN_CODES,
   // Command line
   "SUTRA.CLI.CONTEXT_INVALID":
     "A line of a `sutra explain --context` file is not `name: value` with a JSON or FEEL value.",

@@ -16,6 +16,7 @@ import type { Database } from "../../persistence/mod.ts";
 import type { AdminGate } from "../admin_auth.ts";
 import type { DeploymentRegistry } from "../deployments/registry.ts";
 import { diagnosticResponse, jsonResponse, type Router } from "../http_router.ts";
+import { addAdminRoutes } from "./admin_routes.ts";
 import { surfaceStatus } from "./repository.ts";
 
 /** What the routes need. */
@@ -29,7 +30,8 @@ export interface InstanceRoutesOptions {
   readonly cancel: (instanceId: string) => Promise<Response>;
 }
 
-interface InstanceRow {
+/** An `instances` row as the admin views read it. */
+export interface InstanceRow {
   tenant: string;
   instance_id: string;
   deployment_id: string;
@@ -61,7 +63,25 @@ const notFound = (id: string) =>
     }),
   ]);
 
-function summary(row: InstanceRow) {
+/** The columns a summary shows. */
+export type SummaryRow = Omit<InstanceRow, "snapshot">;
+
+/** How every instance view starts: identity, pin, status, failure and times. */
+export interface InstanceSummary {
+  readonly instanceId: string;
+  readonly tenant: string;
+  readonly deploymentId: string;
+  readonly processId: string;
+  /** The surface status (see {@link surfaceStatus}). */
+  readonly status: string;
+  readonly failure: { code: string; detail: string | null; node: string | null } | null;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly endedAt: string | null;
+}
+
+/** The summary of one row. */
+export function instanceSummary(row: SummaryRow): InstanceSummary {
   return {
     instanceId: row.instance_id,
     tenant: row.tenant,
@@ -115,7 +135,7 @@ async function inspect(o: InstanceRoutesOptions, row: InstanceRow) {
     [row.tenant, row.instance_id],
   );
   return {
-    ...summary(row),
+    ...instanceSummary(row),
     claimedBy: row.owner,
     variables,
     redacted,
@@ -128,11 +148,12 @@ async function inspect(o: InstanceRoutesOptions, row: InstanceRow) {
   };
 }
 
-/** Mounts the instance routes. */
+/** Mounts the instance routes, and with them the operator's admin routes (admin_routes.ts). */
 export function addInstanceRoutes(router: Router, o: InstanceRoutesOptions): void {
+  addAdminRoutes(router, o);
   router.add("GET", "/sutra/instances/{id}", async (_request, { id }) => {
     const row = await findInstance(o.db, id);
-    return row ? jsonResponse(200, summary(row)) : notFound(id);
+    return row ? jsonResponse(200, instanceSummary(row)) : notFound(id);
   });
   router.add(
     "GET",
@@ -194,7 +215,7 @@ export function addInstanceRoutes(router: Router, o: InstanceRoutesOptions): voi
           }),
         ]);
       }
-      return jsonResponse(200, { instances: rows.map(summary) });
+      return jsonResponse(200, { instances: rows.map(instanceSummary) });
     }, "operate"),
   );
   router.add(

@@ -1,0 +1,153 @@
+/**
+ * How an administrative change reads and rewrites one instance: inside one
+ * transaction, with the instance row locked, and only while no lane or
+ * replica holds the instance's claim.
+ *
+ * The row lock is what makes the change safe without a claim of its own: a
+ * step that wants to claim the instance meanwhile waits for this
+ * transaction and then claims the rewritten row, so it resumes from the
+ * changed state; a step already holding the claim makes the change refuse
+ * (retry-safe, nothing written) instead of racing its commit.
+ *
+ * @module
+ */
+import { decodeSnapshot, encodeSnapshotText, type InstanceState } from "../../executor/mod.ts";
+import type { ExecutionPlan } from "../../bpmn/mod.ts";
+import type { Database, Transaction } from "../../persistence/mod.ts";
+import { rowStatus } from "./repository.ts";
+import {
+  SNAPSHOT_COLUMN,
+  snapshotFromColumn,
+  snapshotFromParts,
+  snapshotParts,
+} from "./snapshot_column.ts";
+import type { Diagnostic } from "../../core/diagnostic.ts";
+
+/** The locked row. */
+export interface LockedRow {
+  readonly tenant: string;
+  readonly instanceId: string;
+  readonly deploymentId: string;
+  readonly processId: string;
+  /** The row status (RUNNING for every live instance). */
+  readonly status: string;
+  readonly snapshot: string | Uint8Array;
+}
+
+/** Why the row was not handed over. */
+export type LockRefusal = "missing" | "held";
+
+/**
+ * Runs `change` on the locked row of `instanceId` in one transaction; what
+ * it returns is the answer, and a throw rolls everything back. The row is
+ * not handed over when it does not exist or another owner holds its claim.
+ */
+export async function withLockedInstance<T>(
+  db: Database,
+  instanceId: string,
+  change: (tx: Transaction, row: LockedRow) => Promise<T>,
+): Promise<T | LockRefusal> {
+  return await db.transaction(async (tx) => {
+    const { rows } = await tx.query<{
+      tenant: string;
+      deployment_id: string;
+      process_id: string;
+      status: string;
+      owner: string | null;
+      snapshot: string;
+    }>(
+      `select tenant, deployment_id, process_id, status, owner, ${SNAPSHOT_COLUMN}
+         from instances where instance_id = $1 order by tenant limit 1 for update`,
+      [instanceId],
+    );
+    if (rows.length === 0) return "missing" as const;
+    const r = rows[0];
+    if (r.owner !== null) return "held" as const;
+    return await change(tx, {
+      tenant: r.tenant,
+      instanceId,
+      deploymentId: r.deployment_id,
+      processId: r.process_id,
+      status: r.status,
+      snapshot: snapshotFromColumn(r.snapshot),
+    });
+  });
+}
+
+/** Decodes the locked row's snapshot against `plan`, or the decoder's diagnostics. */
+export function decodeRow(
+  plan: ExecutionPlan,
+  row: LockedRow,
+): InstanceState | readonly Diagnostic[] {
+  const decoded = decodeSnapshot(plan, row.snapshot);
+  return decoded.diagnostics ?? decoded.state;
+}
+
+/** Where a rewritten row lands: its pin may change with it (migration). */
+export interface RowTarget {
+  readonly deploymentId: string;
+  readonly processId: string;
+}
+
+/**
+ * Writes `state` (encoded against `plan`) back into the locked row, with
+ * its status and failure columns derived from the state, and moves the pin
+ * to `target` when one is given.
+ */
+export async function writeState(
+  tx: Transaction,
+  row: LockedRow,
+  plan: ExecutionPlan,
+  state: InstanceState,
+  target: RowTarget = row,
+): Promise<void> {
+  const parts = snapshotParts(encodeSnapshotText(plan, state));
+  const failed = state.status === "FAILED";
+  await tx.query(
+    `update instances set snapshot = ${snapshotFromParts("$3", "$4")}, status = $5,
+        failure_code = $6, failure_detail = $7, failure_node = $8,
+        deployment_id = $9, process_id = $10, updated_at = now(),
+        ended_at = case when $5 in ('RUNNING', 'SUSPENDED') then null else ended_at end
+      where instance_id = $1 and tenant = $2`,
+    [
+      row.instanceId,
+      row.tenant,
+      parts.text,
+      parts.hex,
+      rowStatus(state),
+      failed ? state.failure?.code ?? null : null,
+      failed ? state.failure?.message.toWellFormed() ?? null : null,
+      failed ? state.failure?.node ?? null : null,
+      target.deploymentId,
+      target.processId,
+    ],
+  );
+}
+
+/**
+ * Appends one administrative event to the instance's audit journal (when
+ * the journal is on) and advances the state's audit sequence, so the
+ * executor's next event follows it.
+ */
+export async function auditAdminEvent(
+  tx: Transaction,
+  row: LockedRow,
+  state: InstanceState,
+  event: {
+    readonly type: string;
+    readonly journal: boolean;
+    readonly node?: string;
+    readonly data: Readonly<Record<string, unknown>>;
+  },
+): Promise<void> {
+  state.auditSeq += 1;
+  if (!event.journal) return;
+  await tx.query(
+    `insert into audit_events (tenant, instance_id, seq, event_type, node_id, at, data)
+     values ($1, $2, $3, $4, $5, now(), $6)`,
+    [row.tenant, row.instanceId, state.auditSeq, event.type, event.node ?? null, {
+      ...event.data,
+      by: "admin",
+    }],
+  );
+}

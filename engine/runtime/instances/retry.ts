@@ -1,0 +1,133 @@
+/**
+ * Bringing a FAILED instance back at the task it failed in, with a fresh
+ * attempt budget — `POST /admin/instances/{id}/retry`, and the `resume`
+ * half of a migration.
+ *
+ * There is no privileged re-drive: the revival is a rewrite of the
+ * instance's durable state. The failure is cleared, the failed task's
+ * attempt counter dropped, its token replaced by a fresh one (so the new
+ * attempt's request key is new and no broker or pull-task dedup mistakes
+ * it for the one that failed), and a retry timer due at once is armed for
+ * it, exactly as the executor arms one between attempts. The ordinary
+ * timer poller then claims the instance and runs the attempt, through the
+ * same claim-guarded path as every other resume. The aliases the failure
+ * retired come back with it (they all carry the failure commit's
+ * timestamp, the instance's latest), unless another live instance has
+ * taken a unique one meanwhile.
+ *
+ * Only a task with an implementation that can be attempted again (a
+ * registered task or a channel call, pull channels included) can be
+ * re-driven this way; anything else is refused, naming the node.
+ *
+ * @module
+ */
+import type { ExecutionPlan, ProcessPlan } from "../../bpmn/mod.ts";
+import { type Diagnostic, diagnostic } from "../../core/diagnostic.ts";
+import type { InstanceState, Wait } from "../../executor/mod.ts";
+import type { Transaction } from "../../persistence/mod.ts";
+import { SqlError } from "../../persistence/mod.ts";
+import type { LockedRow } from "./instance_lock.ts";
+
+/** The fresh attempt a revival armed. */
+export interface Redrive {
+  readonly node: string;
+  readonly wait: Wait;
+}
+
+function processOf(plan: ExecutionPlan, state: InstanceState, scope: number): ProcessPlan {
+  return plan.processById.get(state.scopes.get(scope)?.process ?? state.process)!;
+}
+
+/**
+ * Rewrites a FAILED `state` (decoded against `plan`) so the task it failed
+ * in runs again: answers the armed retry wait, or a diagnostic with `code`
+ * saying why the failure point cannot be re-driven.
+ */
+export function redriveFailedTask(
+  plan: ExecutionPlan,
+  state: InstanceState,
+  code: string,
+): Redrive | Diagnostic {
+  const failedAt = state.failure?.node;
+  const refuse = (why: string) =>
+    diagnostic(code, `instance ${state.instanceId} cannot be re-driven: ${why}`, {
+      attributes: { instanceId: state.instanceId, ...(failedAt ? { node: failedAt } : {}) },
+    });
+  if (failedAt === undefined) return refuse("its failure names no node");
+  const token = [...state.tokens.values()].find((t) =>
+    processOf(plan, state, t.scope).nodes[t.node]?.id === failedAt
+  );
+  if (!token) return refuse(`no token is left at '${failedAt}'`);
+  const process = processOf(plan, state, token.scope);
+  const node = process.nodes[token.node];
+  const kind = node.implementation?.kind;
+  if (kind !== "registered" && kind !== "channel-call") {
+    return refuse(
+      `'${failedAt}' is a ${node.kind}${
+        kind ? ` (${kind})` : ""
+      }, not a task whose attempt can run again; fix the model and migrate the instance`,
+    );
+  }
+  state.status = "WAITING";
+  delete state.failure;
+  state.attempts.delete(node.id);
+  const fresh = { ...token, id: state.nextId++, state: "ready" as const };
+  delete fresh.attempt;
+  state.tokens.delete(token.id);
+  state.tokens.set(fresh.id, fresh);
+  // Due at the epoch: the next poll fires it whatever the engine clock says.
+  const wait: Wait = {
+    id: state.nextId++,
+    kind: "timer",
+    purpose: "retry",
+    process: process.id,
+    node: node.index,
+    token: fresh.id,
+    due: 0,
+  };
+  state.waits.set(wait.id, wait);
+  return { node: node.id, wait };
+}
+
+/**
+ * Writes the durable half of a revival in `tx`: the retry timer row, and
+ * the aliases the failure commit retired, live again. Answers the alias
+ * conflict (with `code`) when another live instance holds one of them now;
+ * the caller then rolls back.
+ */
+export async function reviveRows(
+  tx: Transaction,
+  row: LockedRow,
+  redrive: Redrive,
+  code: string,
+): Promise<Diagnostic | undefined> {
+  await tx.query(
+    `insert into waits (tenant, wait_id, instance_id, kind, node_id, due_at, detail)
+     values ($1, $2, $3, 'timer', $4, to_timestamp(0), $5)`,
+    [row.tenant, `${row.instanceId}:${redrive.wait.id}`, row.instanceId, redrive.node, {
+      wait: redrive.wait.id,
+      purpose: "retry",
+      process: redrive.wait.process,
+      signal: null,
+    }],
+  );
+  try {
+    await tx.query("savepoint revive_aliases");
+    await tx.query(
+      `update aliases set retired_at = null
+        where instance_id = $1 and tenant = $2 and retired_at = (
+          select max(retired_at) from aliases where instance_id = $1 and tenant = $2)`,
+      [row.instanceId, row.tenant],
+    );
+    await tx.query("release savepoint revive_aliases");
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof SqlError) || error.code !== "23505") throw error;
+    await tx.query("rollback to savepoint revive_aliases");
+    return diagnostic(
+      code,
+      `instance ${row.instanceId} cannot come back: another live instance holds one of its unique aliases now`,
+      { attributes: { instanceId: row.instanceId } },
+    );
+  }
+}
