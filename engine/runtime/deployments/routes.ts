@@ -3,12 +3,15 @@
  * the body, `?async=true` for 202-and-poll, `&callback=<url>` or
  * `&notify=<destination>` for a completion event), `DELETE
  * /admin/deployments/{slotOrId}` behind the admin gate, and the operate
- * route `GET /sutra/deployments/{id}`.
+ * routes `GET /sutra/deployments/{id}` and
+ * `GET /sutra/deployments/{id}/openapi.json` (the OpenAPI document of a
+ * live deployment's HTTP channels, as `sutra openapi` prints it).
  *
  * @module
  */
 import { diagnostic } from "../../core/mod.ts";
 import { collectSinks, destinationScheme, transports } from "../../core/transport.ts";
+import { openApiDocument } from "../../package/openapi.ts";
 import type { AdminGate } from "../admin_auth.ts";
 import {
   diagnosticResponse,
@@ -22,7 +25,7 @@ import { DeploymentError } from "./service.ts";
 
 /** What {@link addDeploymentRoutes} needs. */
 export interface DeploymentRoutesOptions {
-  readonly service: Pick<DeploymentService, "deploy" | "undeploy" | "status">;
+  readonly service: Pick<DeploymentService, "deploy" | "undeploy" | "status" | "registry">;
   readonly admin: AdminGate;
   /** Bodies larger than this are refused with 413 before being read whole. */
   readonly maxArchiveBytes: number;
@@ -78,12 +81,25 @@ export function addDeploymentRoutes(router: Router, options: DeploymentRoutesOpt
   router.add("GET", "/sutra/deployments/{id}", async (_request, params) => {
     const status = await service.status(params.id);
     if (status) return jsonResponse(200, status);
-    return diagnosticResponse(404, [diagnostic(
-      "SUTRA.DEPLOY.UNKNOWN",
-      `no deployment has id '${params.id}'`,
-      { attributes: { deployment: params.id } },
-    )]);
+    return unknownDeployment(params.id);
   });
+  // Only a deployment this replica serves (active or draining) has channels to describe.
+  router.add("GET", "/sutra/deployments/{id}/openapi.json", (_request, params) => {
+    const deployment = service.registry.get(params.id);
+    if (!deployment) return Promise.resolve(unknownDeployment(params.id, " being served"));
+    return Promise.resolve(jsonResponse(
+      200,
+      openApiDocument(deployment.package, { deploymentId: deployment.deploymentId }),
+    ));
+  });
+}
+
+function unknownDeployment(id: string, qualifier = ""): Response {
+  return diagnosticResponse(404, [diagnostic(
+    "SUTRA.DEPLOY.UNKNOWN",
+    `no deployment${qualifier} has id '${id}'`,
+    { attributes: { deployment: id } },
+  )]);
 }
 
 /** Answers a refusal with its own status instead of the router's generic 400. */
