@@ -29,10 +29,22 @@ export interface KafkaTestContext {
   readonly client: KafkaClient;
 }
 
-/** Registers a kafka test (skipped without the tier-2 PostgreSQL server, as the engines keep state there). */
-export function kafkaTest(name: string, fn: (ctx: KafkaTestContext) => Promise<void>): void {
+/**
+ * Registers a kafka test (skipped without the tier-2 PostgreSQL server, as
+ * the engines keep state there). A `doubleOnly` test needs to stop and
+ * restart the broker, so it is skipped against a real cluster.
+ */
+export function kafkaTest(
+  name: string,
+  fn: (ctx: KafkaTestContext) => Promise<void>,
+  options: { doubleOnly?: boolean } = {},
+): void {
+  const real = Deno.env.get(TEST_KAFKA_BROKERS_ENV)?.trim();
+  if (real && options.doubleOnly) {
+    Deno.test({ name: `${name} (test double only)`, ignore: true, fn: () => {} });
+    return;
+  }
   tier2Test(name, async () => {
-    const real = Deno.env.get(TEST_KAFKA_BROKERS_ENV)?.trim();
     const double = real ? undefined : KafkaTestBroker.start({ defaultPartitions: 1 });
     const brokers = real || double!.address;
     const client = new KafkaClient(brokers);
@@ -115,8 +127,18 @@ export class KafkaClient {
     });
   }
 
-  /** Reads `topic` from its start until `count` records came; answers them. */
-  async read(topic: string, count: number, timeoutMs = 20_000): Promise<ReadRecord[]> {
+  /**
+   * Reads `topic` from its start until `count` records came (or `count`
+   * says the records so far are enough); answers them.
+   */
+  async read(
+    topic: string,
+    count: number | ((got: readonly ReadRecord[]) => boolean),
+    timeoutMs = 20_000,
+  ): Promise<ReadRecord[]> {
+    const enough = typeof count === "number"
+      ? (got: readonly ReadRecord[]) => got.length >= count
+      : count;
     const got: ReadRecord[] = [];
     const reader = this.kafka.consumer({
       groupId: `sutra-test-reader-${crypto.randomUUID()}`,
@@ -143,9 +165,11 @@ export class KafkaClient {
       },
     });
     const deadline = Date.now() + timeoutMs;
-    while (got.length < count && Date.now() < deadline) await pause(25);
+    while (!enough(got) && Date.now() < deadline) await pause(25);
     await reader.disconnect();
-    if (got.length < count) throw new Error(`${topic}: ${got.length} of ${count} records`);
+    if (!enough(got)) {
+      throw new Error(`${topic}: not enough records after ${timeoutMs} ms (${got.length})`);
+    }
     return got;
   }
 
@@ -154,6 +178,14 @@ export class KafkaClient {
     await this.#connect();
     const [answer] = await this.#admin.fetchOffsets({ groupId: group, topics: [topic] });
     return answer.partitions.sort((a, b) => a.partition - b.partition).map((p) => Number(p.offset));
+  }
+
+  /** How many members `group` has (the test double's coordinator, else the cluster's). */
+  async members(group: string, double?: KafkaTestBroker): Promise<number> {
+    if (double) return double.groups.describe(group).members;
+    await this.#connect();
+    const { groups } = await this.#admin.describeGroups([group]);
+    return groups[0]?.state === "Stable" ? groups[0].members.length : 0;
   }
 
   /** Disconnects everything. */

@@ -1,0 +1,77 @@
+import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
+import type { BoundChannel, TransportContext } from "../../../engine/core/transport.ts";
+import { brokerList, readKafkaOptions } from "./options.ts";
+import { parseDestination } from "./sink.ts";
+import { outboundHeaders, recordHeaders } from "./_kafka.ts";
+
+function channel(options: Record<string, unknown>): BoundChannel {
+  return {
+    tenant: "t",
+    deploymentId: "d",
+    ackMode: "on-persist",
+    declaration: { name: "orders", transport: "kafka", options },
+  };
+}
+
+Deno.test("kafka options: defaults, one group per channel", () => {
+  const { options, problems } = readKafkaOptions(channel({ brokers: "env:B" }));
+  assert.deepEqual(problems, []);
+  assert.equal(options.topic, "orders");
+  assert.equal(options.groupId, "sutra.t.orders");
+  assert.equal(options.deadLetterTopic, "orders.dlt");
+  assert.equal(options.ordering, "key");
+  assert.equal(options.fromBeginning, true);
+  assert.equal(options.idempotencyHeader, undefined);
+});
+
+Deno.test("kafka options: every mistake is reported, naming the option", () => {
+  const { problems } = readKafkaOptions(channel({
+    topic: "x",
+    ordering: "random",
+    "max-in-flight": 0,
+    "heartbeat-interval": "PT40S",
+    "dead-letter-topic": "x",
+    typo: 1,
+  }));
+  const named = problems.map((p) => p.attributes?.option).sort();
+  assert.deepEqual(named, [
+    "brokers",
+    "dead-letter-topic",
+    "heartbeat-interval",
+    "max-in-flight",
+    "ordering",
+    "typo",
+  ]);
+  assert.ok(problems.every((p) => p.code === "SUTRA.BROKER.OPTIONS_INVALID"));
+});
+
+Deno.test("kafka brokers: a literal list is used as is, anything else is resolved as a secret", async () => {
+  const context = {
+    resolveSecret: (ref: string) => Promise.resolve(ref === "env:B" ? "h1:9092, h2:9092" : ""),
+  } as unknown as TransportContext;
+  assert.deepEqual(await brokerList(context, "localhost:9092,k2:9093"), [
+    "localhost:9092",
+    "k2:9093",
+  ]);
+  assert.deepEqual(await brokerList(context, "env:B"), ["h1:9092", "h2:9092"]);
+  await assert.rejects(brokerList(context, "env:EMPTY"), /no brokers/);
+});
+
+Deno.test("kafka destinations: kafka://<topic>, optionally naming the channel whose brokers to use", () => {
+  assert.deepEqual(parseDestination("kafka://orders.out"), { topic: "orders.out" });
+  assert.deepEqual(parseDestination("kafka://t?channel=c1"), { topic: "t", channel: "c1" });
+  assert.equal(parseDestination("kafka://"), undefined);
+  assert.equal(parseDestination("kafka://a b"), undefined);
+  assert.equal(parseDestination("rabbitmq://x/y"), undefined);
+});
+
+Deno.test("kafka headers: the CloudEvents binding's ce_ prefix in and out", () => {
+  const inbound = recordHeaders({
+    ce_id: Buffer.from("e-1"),
+    "Content-Type": "application/json",
+    twice: [Buffer.from("a"), Buffer.from("b")],
+  });
+  assert.deepEqual(inbound, { "ce-id": "e-1", "content-type": "application/json", twice: "b" });
+  assert.deepEqual(outboundHeaders({ "ce-type": "t", "x-a": "b" }), { ce_type: "t", "x-a": "b" });
+});
