@@ -230,11 +230,19 @@ export class MetricRegistry {
         out.push({ ...decl, kind: "histogram", bounds: instrument.bounds, points });
       } else {
         try {
-          const points = (await instrument.read()).map((p) => ({
-            labels: this.#series(decl, p.labels as Labels)[1],
-            value: p.value,
-          }));
-          out.push({ ...decl, kind: instrument.monotonic ? "counter" : "gauge", points });
+          // Series whose distinguishing labels were dropped add up.
+          const points = new Map<string, { labels: Record<string, string>; value: number }>();
+          for (const p of await instrument.read()) {
+            const [key, labels] = this.#series(decl, p.labels as Labels);
+            const point = points.get(key);
+            if (point) point.value += p.value;
+            else points.set(key, { labels, value: p.value });
+          }
+          out.push({
+            ...decl,
+            kind: instrument.monotonic ? "counter" : "gauge",
+            points: [...points.values()],
+          });
         } catch {
           // Left out this time; the next collection reads it again.
         }

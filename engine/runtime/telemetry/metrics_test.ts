@@ -137,3 +137,15 @@ Deno.test("the strict parser refuses what the format forbids", () => {
     assert.throws(() => parsePrometheusText(bad), Error, bad);
   }
 });
+
+Deno.test("meters: a gauge's series that differ only in a dropped label add up", async () => {
+  const allow = parseLabelAllowlist("process");
+  assert.ok(allow instanceof Set);
+  const registry = new MetricRegistry(allow);
+  registry.gauge({ name: "sutra.test.depth", description: "d", labels: ["lane"] }, () => [
+    { labels: { lane: "0" }, value: 2 },
+    { labels: { lane: "1" }, value: 3 },
+  ]);
+  const [metric] = await registry.collect();
+  assert.deepEqual(metric.points, [{ labels: {}, value: 5 }]);
+});

@@ -10,11 +10,13 @@ export {
   type LaneMeters,
   type StartedTelemetry,
   startTelemetry,
+  stepOf,
   Telemetry,
   telemetryOf,
   type TelemetryOptions,
   traced,
+  traceDispatch,
 } from "./telemetry.ts";
-export { stampTraceparent, traceOutbound } from "./outbound.ts";
+export { stampOutboxRow, stampTraceparent, traceOutbound } from "./outbound.ts";
 export { withTraceIds } from "./log_context.ts";
 export { extractTraceContext, formatTraceparent, parseTraceparent } from "./context.ts";

@@ -22,6 +22,14 @@ export function stampTraceparent<H extends Readonly<Record<string, string>>>(
   return injectTraceContext(headers, span);
 }
 
+/** An outbox row with the current span as its `traceparent`; unchanged outside a span. */
+export function stampOutboxRow<R extends { readonly headers: Readonly<Record<string, string>> }>(
+  row: R,
+): R {
+  const headers = stampTraceparent(row.headers);
+  return headers === row.headers ? row : { ...row, headers };
+}
+
 /** What to call the span of one outbound attempt. */
 export interface OutboundSpan {
   readonly name: string;

@@ -29,7 +29,7 @@ import type { Config } from "../../core/config.ts";
 import type { Logger } from "../../core/log.ts";
 import { ENGINE_VERSION } from "../../core/version.ts";
 import type { DeliveryOutcome, InboundDelivery } from "../../core/transport.ts";
-import { createExecutor, type Executor, type InstanceStatus } from "../../executor/mod.ts";
+import { createExecutor, type Executor, type InstanceStatus, step } from "../../executor/mod.ts";
 import type { Database } from "../../persistence/mod.ts";
 import type { Router } from "../http_router.ts";
 import {
@@ -82,7 +82,6 @@ export interface StartedTelemetry {
 
 const TELEMETRY = createContextKey("sutra.telemetry");
 const DISPATCH_SPAN = createContextKey("sutra.dispatch.span");
-const RELAY = createContextKey("sutra.relay");
 const byDatabase = new WeakMap<Database, Telemetry>();
 /** Parked segments remembered for the resume's link, per engine. */
 const PARKED_LIMIT = 10_000;
@@ -356,17 +355,16 @@ export class Telemetry {
     this.meters.handoffs.add(1, { lane });
   }
 
-  /** Work bounced by a held claim; `owner` is the lane-scoped claim owner that tried. */
+  /**
+   * Work bounced by a held claim; `owner` is the lane-scoped claim owner
+   * that tried. Inside a delivery it is a relay's; outside, a timer's (or
+   * other background work on the lanes: an external task's completion).
+   */
   claimBounced(owner: string): void {
     const lane = /\/lane-(\d+)$/.exec(owner)?.[1];
     if (lane === undefined) return;
-    const relay = context.active().getValue(RELAY) === true;
+    const relay = context.active().getValue(TELEMETRY) === this;
     this.meters.bounces.add(1, { lane, kind: relay ? "relay" : "timer" });
-  }
-
-  /** Runs `run` marked as a relay's work (what a claim bounce inside it counts as). */
-  relay<T>(run: () => Promise<T>): Promise<T> {
-    return context.with(context.active().setValue(RELAY, true), run);
   }
 
   /** Serves the meters at `GET /sutra/metrics`. */
@@ -397,6 +395,21 @@ function describeOutcome(span: Span, outcome: DeliveryOutcome): void {
 function failed(span: Span, error: unknown): void {
   span.recordException(error instanceof Error ? error : String(error));
   span.setStatus({ code: SpanStatusCode.ERROR });
+}
+
+/** Runs one delivery in its `sutra.dispatch` span when the engine on `db` has telemetry. */
+export function traceDispatch<T extends DeliveryOutcome>(
+  db: Database,
+  delivery: InboundDelivery,
+  run: () => Promise<T>,
+): Promise<T> {
+  const telemetry = byDatabase.get(db);
+  return telemetry ? telemetry.dispatch(delivery, run) : run();
+}
+
+/** How steps run on `db`'s engine: through its metered executor when it has telemetry. */
+export function stepOf(db: Database): Executor["step"] {
+  return byDatabase.get(db)?.executor.step ?? step;
 }
 
 /**
