@@ -16,6 +16,7 @@ import { EXTERNAL_TASKS_MIGRATION } from "./migrations/v0004_external_tasks.ts";
 import { PENDING_DEPLOYMENTS_MIGRATION } from "./migrations/v0005_pending_deployments.ts";
 import { DEPLOYMENT_NOTIFY_MIGRATION } from "./migrations/v0006_deployment_notify.ts";
 import { KEY_FIRST_INDEXES_MIGRATION } from "./migrations/v0007_key_first_indexes.ts";
+import { INBOX_CAPTURES_MIGRATION } from "./migrations/v0008_inbox_captures.ts";
 import { ADMIN_SEARCH_INDEXES_MIGRATION } from "./migrations/v0009_admin_search_indexes.ts";
 
 /** Version 1: the leases that elect one engine per role (timers, sweeps, …). */
@@ -39,5 +40,6 @@ export const ENGINE_MIGRATIONS: readonly Migration[] = [
   PENDING_DEPLOYMENTS_MIGRATION,
   DEPLOYMENT_NOTIFY_MIGRATION,
   KEY_FIRST_INDEXES_MIGRATION,
+  INBOX_CAPTURES_MIGRATION,
   ADMIN_SEARCH_INDEXES_MIGRATION,
 ];

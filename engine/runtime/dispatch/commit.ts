@@ -31,7 +31,6 @@ import {
   AliasConflictError,
   ClaimLostError,
   commitsNothing,
-  inOrder,
   type StepCommit,
 } from "../instances/repository.ts";
 import { type EncodeContext, outboxRows, replyOf } from "./encode.ts";
@@ -39,8 +38,8 @@ import { replyRows } from "./reply_route.ts";
 import { groupCommitOf } from "./group_commit.ts";
 import { offLane } from "./lanes.ts";
 import { aliasPredictionsOf } from "./alias_predictions.ts";
-import { type Capture, markCaptured } from "./inbox.ts";
-import { type DedupKey, DuplicateDeliveryError, recordDelivery } from "./dedup.ts";
+import type { Capture } from "./inbox.ts";
+import { type DedupKey, DuplicateDeliveryError } from "./dedup.ts";
 import { errorMessage } from "../../core/errors.ts";
 import type { AckHold, DeferredAckRegistry } from "../acks/registry.ts";
 import { effectsBeyondLimits } from "./limits.ts";
@@ -148,17 +147,18 @@ async function commitAndAnswer(
       await offLane(() =>
         groupCommitOf(o.db).commit({
           step: written,
-          work: (tx) =>
-            inOrder([
-              t.dedup && recordDelivery(tx, t.dedup, t.instanceId),
-              t.also?.(tx),
-              t.capture && markCaptured(tx, {
+          ...(t.dedup ? { delivered: { key: t.dedup, instanceId: t.instanceId } } : {}),
+          ...(t.capture
+            ? {
+              captured: {
                 tenant: t.capture.tenant,
-                eventId: t.capture.eventId,
                 channel: t.capture.delivery.channel,
+                eventId: t.capture.eventId,
                 instanceId: t.instanceId,
-              }),
-            ].filter((q) => q !== undefined)),
+              },
+            }
+            : {}),
+          ...(t.also ? { work: t.also } : {}),
         })
       );
     }

@@ -15,7 +15,7 @@
  */
 import { formatFeel } from "../../../lang/feel/mod.ts";
 import type { InboundMessage } from "../../executor/mod.ts";
-import type { Queryable, Transaction } from "../../persistence/mod.ts";
+import { type Queryable, type Transaction, valuesList } from "../../persistence/mod.ts";
 import type { Route } from "./channels.ts";
 import { surfaceStatus } from "../instances/repository.ts";
 
@@ -92,18 +92,41 @@ export async function earlierDelivery(
   return { instanceId: row.instance_id, status };
 }
 
-/** Records the key with the step; throws {@link DuplicateDeliveryError} when a twin won. */
-export async function recordDelivery(
+/** A dedup key recorded with the step that ran the message into its instance. */
+export interface DeliveryRecord {
+  readonly key: DedupKey;
+  readonly instanceId: string;
+}
+
+/**
+ * Records the keys with their steps, in one statement; throws
+ * {@link DuplicateDeliveryError} naming the first key a twin won (another
+ * delivery's, or an earlier record of the same call).
+ */
+export async function recordDeliveries(
   tx: Transaction,
-  key: DedupKey,
-  instanceId: string,
+  records: readonly DeliveryRecord[],
 ): Promise<void> {
+  if (records.length === 0) return;
+  const params: unknown[] = [];
+  const rows = records.map((r) => [r.key.tenant, r.key.channel, r.key.eventId, r.instanceId]);
   // The primary key is the table's only unique constraint, so a skipped row
   // is exactly a twin's key; no savepoint round trips are needed to name it.
-  const { rowCount } = await tx.query(
-    `insert into inbox (tenant, channel, event_id, instance_id, state) values ($1, $2, $3, $4, 'done')
-     on conflict do nothing`,
-    [key.tenant, key.channel, key.eventId, instanceId],
+  const { rows: written } = await tx.query<{ tenant: string; channel: string; event_id: string }>(
+    `insert into inbox (tenant, channel, event_id, instance_id, state)
+     select tenant, channel, event_id, instance_id, 'done'
+       from (values ${valuesList(params, rows)}) as v (tenant, channel, event_id, instance_id)
+     on conflict do nothing
+     returning tenant, channel, event_id`,
+    params,
   );
-  if (rowCount === 0) throw new DuplicateDeliveryError(key);
+  if (written.length === records.length) return;
+  const keyOf = (tenant: string, channel: string, eventId: string) =>
+    [tenant, channel, eventId].join("\u0000");
+  const kept = new Set(written.map((r) => keyOf(r.tenant, r.channel, r.event_id)));
+  for (const r of records) {
+    if (!kept.delete(keyOf(r.key.tenant, r.key.channel, r.key.eventId))) {
+      throw new DuplicateDeliveryError(r.key);
+    }
+  }
 }

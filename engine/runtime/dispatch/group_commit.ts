@@ -3,8 +3,11 @@
  * share the next transaction, so a burst of N concurrent steps costs one
  * commit (one log flush) instead of N, and their rows go out as one
  * statement per kind of write (`commitSteps`) rather than a few per step.
- * Every caller still resolves only after its own writes are durable,
- * exactly as with its own transaction.
+ * The inbox is written the same way: on-persist captures stored together
+ * (one insert for the group), the captures the steps consumed marked done
+ * together, their dedup keys recorded together. Every caller still
+ * resolves only after its own writes are durable, exactly as with its own
+ * transaction.
  *
  * A group is all or nothing in the database, but not for its members: when
  * the shared transaction fails (one member's alias clash, lost claim, full
@@ -18,6 +21,8 @@
  */
 import { CommitInDoubtError, type Database, type Transaction } from "../../persistence/mod.ts";
 import { commitSteps, inOrder, type StepCommit } from "../instances/repository.ts";
+import { type Capture, type CapturedMark, markCaptured, storeCaptures } from "./inbox.ts";
+import { type DeliveryRecord, recordDeliveries } from "./dedup.ts";
 
 /** Statements of one commit. */
 export type CommitWork = (tx: Transaction) => Promise<unknown>;
@@ -26,10 +31,17 @@ export type CommitWork = (tx: Transaction) => Promise<unknown>;
 export interface Commit {
   /** Written together with the other members' steps. */
   readonly step?: StepCommit;
+  /** The capture the step consumed, marked done with the other members' (see `inbox.ts`). */
+  readonly captured?: CapturedMark;
+  /** The step's dedup key, recorded with the other members' (see `dedup.ts`). */
+  readonly delivered?: DeliveryRecord;
   readonly work?: CommitWork;
 }
 
 interface Member extends Commit {
+  /** An on-persist message to store; `stored` says, after the write, whether it was. */
+  readonly capture?: Capture;
+  stored?: boolean;
   resolve(): void;
   reject(error: unknown): void;
 }
@@ -49,10 +61,23 @@ export class GroupCommit {
 
   /** Commits `commit`; resolves once it is durable, rejects with its own failure. */
   commit(commit: Commit): Promise<void> {
+    return new Promise((resolve, reject) => this.#join({ ...commit, resolve, reject }));
+  }
+
+  /**
+   * Stores an on-persist message (`storeCaptures`); resolves once it is
+   * durable, to whether it was stored (false: a copy was captured before).
+   */
+  capture(capture: Capture): Promise<boolean> {
     return new Promise((resolve, reject) => {
-      this.#waiting.push({ ...commit, resolve, reject });
-      if (!this.#writing) void this.#drain();
+      const member: Member = { capture, resolve: () => resolve(member.stored!), reject };
+      this.#join(member);
     });
+  }
+
+  #join(member: Member): void {
+    this.#waiting.push(member);
+    if (!this.#writing) void this.#drain();
   }
 
   async #drain(): Promise<void> {
@@ -95,12 +120,22 @@ export class GroupCommit {
   }
 }
 
-function write(tx: Transaction, members: readonly Commit[]): Promise<void> {
+function write(tx: Transaction, members: readonly Member[]): Promise<void> {
   const steps = members.flatMap((m) => m.step ? [m.step] : []);
+  const capturing = members.filter((m) => m.capture);
   return inOrder([
     ...(steps.length > 0 ? [commitSteps(tx, steps)] : []),
+    ...(capturing.length > 0 ? [storeAll(tx, capturing)] : []),
+    markCaptured(tx, members.flatMap((m) => m.captured ? [m.captured] : [])),
+    recordDeliveries(tx, members.flatMap((m) => m.delivered ? [m.delivered] : [])),
     ...members.flatMap((m) => m.work ? [m.work(tx)] : []),
   ]);
+}
+
+/** Stores the members' captures in one statement and tells each whether its was stored. */
+async function storeAll(tx: Transaction, capturing: readonly Member[]): Promise<void> {
+  const stored = await storeCaptures(tx, capturing.map((m) => m.capture!));
+  for (const m of capturing) m.stored = stored.has(m.capture!);
 }
 
 const groups = new WeakMap<Database, GroupCommit>();

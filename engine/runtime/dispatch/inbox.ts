@@ -5,9 +5,10 @@
  *
  * @module
  */
-import type { InboundDelivery } from "../../core/transport.ts";
+import type { InboundDelivery, ReplyRoute } from "../../core/transport.ts";
 import { newId } from "../../core/ids.ts";
-import type { Database, Queryable } from "../../persistence/mod.ts";
+import { type Database, type Queryable, valuesList } from "../../persistence/mod.ts";
+import { inOrder } from "../instances/repository.ts";
 
 /** A captured message. */
 export interface Capture {
@@ -34,42 +35,104 @@ export function keyOfCapture(eventId: string): string | undefined {
   return eventId.startsWith(KEYED) ? eventId.slice(KEYED.length) : undefined;
 }
 
+/** The columns a capture keeps its message in, as an insert lists them. */
+const CAPTURE_COLUMNS = "tenant, channel, event_id, state, body, content_type, headers, reply_to";
+
 /**
- * Stores a message as pending; it is acknowledged once this resolves.
- * Answers false when a copy is captured already: still pending (its run is
- * due) or run into an instance. A copy whose capture was settled without
- * an instance (refused) is captured again, as a new message would be.
+ * Stores messages as pending, in one statement; each is acknowledged once
+ * this resolves. Answers the ones stored: a message is not when a copy is
+ * captured already, still pending (its run is due) or run into an
+ * instance, nor when an earlier message of the same call is that copy. A
+ * copy whose capture was settled without an instance (refused) is captured
+ * again, as a new message would be.
  */
-export async function storeCapture(db: Queryable, c: Capture): Promise<boolean> {
-  const { rowCount } = await db.query(
-    `insert into inbox (tenant, channel, event_id, state, body, content_type, headers)
-     values ($1, $2, $3, 'pending', $4, $5, $6)
+export async function storeCaptures(
+  db: Queryable,
+  captures: readonly Capture[],
+): Promise<Set<Capture>> {
+  // One statement may not update a row twice: a twin within the call waits its turn as a copy.
+  const firsts = new Map<string, Capture>();
+  for (const c of captures) firsts.set(rowKey(c), firsts.get(rowKey(c)) ?? c);
+  const params: unknown[] = [];
+  const rows = [...firsts.values()].map((c) => [
+    c.tenant,
+    c.delivery.channel,
+    c.eventId,
+    "pending",
+    c.delivery.body,
+    c.delivery.contentType ?? null,
+    c.delivery.headers,
+    c.delivery.replyTo ?? null,
+  ]);
+  const { rows: stored } = await db.query<{ tenant: string; channel: string; event_id: string }>(
+    `insert into inbox (${CAPTURE_COLUMNS})
+     values ${valuesList(params, rows)}
      on conflict (tenant, channel, event_id) do update
        set state = 'pending', body = excluded.body, content_type = excluded.content_type,
-           headers = excluded.headers, attempts = 0, received_at = now()
-       where inbox.state = 'done' and inbox.instance_id is null`,
-    [
-      c.tenant,
-      c.delivery.channel,
-      c.eventId,
-      c.delivery.body,
-      c.delivery.contentType ?? null,
-      c.delivery.headers,
-    ],
+           headers = excluded.headers, reply_to = excluded.reply_to, attempts = 0,
+           received_at = now()
+       where inbox.state = 'done' and inbox.instance_id is null
+     returning tenant, channel, event_id`,
+    params,
   );
-  return rowCount === 1;
+  return new Set(
+    stored.map((r) =>
+      firsts.get(rowKey({ tenant: r.tenant, channel: r.channel, eventId: r.event_id }))!
+    ),
+  );
 }
 
-/** Marks a captured message done (inside the step's transaction). */
-export async function markCaptured(
-  tx: Queryable,
-  m: { tenant: string; channel: string; eventId: string; instanceId: string },
-): Promise<void> {
-  await tx.query(
-    `update inbox set state = 'done', instance_id = $4, body = null, headers = null
-      where tenant = $1 and channel = $2 and event_id = $3`,
-    [m.tenant, m.channel, m.eventId, m.instanceId],
+/** A capture row's key as one string. */
+function rowKey(c: Capture | { tenant: string; channel: string; eventId: string }): string {
+  const channel = "delivery" in c ? c.delivery.channel : c.channel;
+  return [c.tenant, channel, c.eventId].join("\u0000");
+}
+
+/**
+ * The reply route a capture was stored with, for a capture taken up again
+ * without it (redriven after its replica died).
+ */
+export async function storedReplyRoute(
+  db: Queryable,
+  m: { tenant: string; channel: string; eventId: string },
+): Promise<ReplyRoute | undefined> {
+  const { rows } = await db.query<{ reply_to: ReplyRoute | null }>(
+    "select reply_to from inbox where tenant = $1 and channel = $2 and event_id = $3",
+    [m.tenant, m.channel, m.eventId],
   );
+  return rows[0]?.reply_to ?? undefined;
+}
+
+/** A captured message a step consumed, and the instance it ran into. */
+export interface CapturedMark {
+  readonly tenant: string;
+  readonly channel: string;
+  readonly eventId: string;
+  readonly instanceId: string;
+}
+
+// The ids as a list lead the key (version 8), so the plan probes the key even before the
+// table was first analyzed.
+const MARK_CAPTURED = `update inbox as b set state = 'done', instance_id = v.instance_id,
+    body = null, headers = null, reply_to = null
+  from unnest($3::text[], $4::text[]) as v (event_id, instance_id)
+  where b.event_id = any($3::text[]) and b.channel = $2 and b.tenant = $1
+    and b.event_id = v.event_id`;
+
+/**
+ * Marks captured messages done (inside the steps' transaction): one
+ * statement per tenant and channel, whatever the number of messages.
+ */
+export async function markCaptured(tx: Queryable, marks: readonly CapturedMark[]): Promise<void> {
+  const scopes = Map.groupBy(marks, (m) => `${m.tenant}\u0000${m.channel}`);
+  await inOrder([...scopes.values()].map((own) =>
+    tx.query(MARK_CAPTURED, [
+      own[0].tenant,
+      own[0].channel,
+      own.map((m) => m.eventId),
+      own.map((m) => m.instanceId),
+    ])
+  ));
 }
 
 /** Marks a captured message done if it still is pending (refused, or a duplicate of an earlier one). */
@@ -78,7 +141,7 @@ export async function dropCaptured(
   m: { tenant: string; channel: string; eventId: string },
 ): Promise<void> {
   await db.query(
-    `update inbox set state = 'done', body = null, headers = null
+    `update inbox set state = 'done', body = null, headers = null, reply_to = null
       where tenant = $1 and channel = $2 and event_id = $3 and state = 'pending'`,
     [m.tenant, m.channel, m.eventId],
   );

@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
 import { ENGINE_MIGRATIONS, migrate } from "../../persistence/mod.ts";
 import { takeOrphanedCaptures } from "../sweeps/mod.ts";
-import { captureId, dropCaptured, markCaptured, storeCapture } from "./inbox.ts";
+import { type Capture, captureId, dropCaptured, markCaptured, storeCaptures } from "./inbox.ts";
+import type { Queryable } from "../../persistence/mod.ts";
+
+const storeCapture = async (db: Queryable, c: Capture) => (await storeCaptures(db, [c])).has(c);
 import { eachDatabase } from "../../../tests/support/test_database.ts";
 
 const delivery = (key?: string) => ({
@@ -30,12 +33,12 @@ eachDatabase(
     // Without the key the redriven run would skip the dedup that keeps it exactly-once.
     assert.equal(redriven.delivery.idempotencyKey, "m-1");
     // Run into an instance: a later copy is not captured again.
-    await markCaptured(db, {
+    await markCaptured(db, [{
       tenant: "default",
       channel: "in",
       eventId: first.eventId,
       instanceId: "i",
-    });
+    }]);
     assert.equal(await storeCapture(db, copy), false);
     // A message without a key gets a fresh capture each time.
     const bare = { tenant: "default", eventId: captureId(delivery()), delivery: delivery() };

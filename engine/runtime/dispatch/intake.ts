@@ -60,7 +60,7 @@ import {
   captureId,
   consumeFailedCapture,
   dropCaptured,
-  storeCapture,
+  storedReplyRoute,
 } from "./inbox.ts";
 import { advanceInstance, startInstance } from "./advance.ts";
 import { aliasPredictionsOf } from "./alias_predictions.ts";
@@ -296,6 +296,12 @@ export class Dispatcher {
   #table: ChannelTable;
   /** The captures this process is running now (tenant, channel, event id). */
   readonly #running = new Set<string>();
+  /**
+   * The intake of a message captured by this process, kept for its run
+   * right after: the run decodes and screens it once, not twice. A
+   * capture redriven from the table has none.
+   */
+  readonly #intaken = new WeakMap<Capture, Intaken & { readonly admitted?: Admitted }>();
 
   constructor(options: DispatcherOptions) {
     this.#o = options;
@@ -372,8 +378,9 @@ export class Dispatcher {
     }
   }
 
-  async #runCaptured(capture: Capture): Promise<DeliveryOutcome> {
+  async #runCaptured(taken: Capture): Promise<DeliveryOutcome> {
     const attempt: Attempt = {};
+    const capture = this.#intaken.has(taken) ? taken : await this.#restored(taken);
     const outcome = await this.#guarded(capture.delivery, capture, attempt);
     if (outcome.kind === "refused" && redrives(outcome.refusal, attempt)) return outcome;
     const row = { ...capture, channel: capture.delivery.channel };
@@ -391,6 +398,17 @@ export class Dispatcher {
     // Refused for good, or answered from an earlier delivery: either way it is settled.
     if (!attempt.consumedCapture) await dropCaptured(this.#o.db, row);
     return outcome;
+  }
+
+  /** A capture taken up from the table, with the reply route it was stored with. */
+  async #restored(capture: Capture): Promise<Capture> {
+    if (capture.delivery.replyTo) return capture;
+    const replyTo = await storedReplyRoute(this.#o.db, {
+      tenant: capture.tenant,
+      channel: capture.delivery.channel,
+      eventId: capture.eventId,
+    });
+    return replyTo ? { ...capture, delivery: { ...capture.delivery, replyTo } } : capture;
   }
 
   /** A non-idempotent process's failed run: consumed, with an incident, never blindly re-run. */
@@ -452,6 +470,11 @@ export class Dispatcher {
     attempt: Attempt,
     hold: AckHold | undefined,
   ): Promise<DeliveryOutcome> {
+    const early = receipt && this.#intaken.get(receipt);
+    // Decoded at capture by the same deployments: reused (a redeploy since then decodes again).
+    if (early && this.#table.get(delivery.channel) === early.channel) {
+      return await this.#consumeAll(early, receipt, attempt, hold);
+    }
     const channel = resolveChannel(this.#table, delivery.channel);
     if ("kind" in channel) return channel;
     const admission = await admitInbound(
@@ -484,10 +507,24 @@ export class Dispatcher {
       const earlier = await earlierDelivery(this.#o.db, key);
       if (earlier) return { kind: "settled", instances: [earlier] };
     }
+    return await this.#consumeAll(
+      { delivery, channel, resolved, message, admission },
+      receipt,
+      attempt,
+      hold,
+    );
+  }
+
+  /** Stages 4 to 7, again by lookup when a predicted relay's instance moved. */
+  async #consumeAll(
+    intaken: Intaken & { readonly admitted?: Admitted },
+    receipt: Capture | undefined,
+    attempt: Attempt,
+    hold: AckHold | undefined,
+  ): Promise<DeliveryOutcome> {
     // Predictions only for a message that runs now: an on-persist capture must be refused at
     // once when nothing correlates, which takes the lookup.
-    const runsNow = channel.ackMode !== "on-persist" || receipt !== undefined;
-    const intaken = { delivery, channel, resolved, message, admission };
+    const runsNow = intaken.channel.ackMode !== "on-persist" || receipt !== undefined;
     // Only a predicted relay comes back MOVED, so the lookup's run is the last.
     for (let predict = runsNow;; predict = false) {
       const outcome = await this.#consume(intaken, receipt, attempt, hold, predict);
@@ -497,17 +534,21 @@ export class Dispatcher {
 
   /** Stages 4 to 7 for a decoded message. */
   async #consume(
-    { delivery, channel, resolved, message, admission }: Intaken,
+    intaken: Intaken & { readonly admitted?: Admitted },
     receipt: Capture | undefined,
     attempt: Attempt,
     hold: AckHold | undefined,
     predict: boolean,
   ): Promise<DeliveryOutcome | typeof MOVED> {
+    const { delivery, channel, resolved, message, admission } = intaken;
     const consumer = await consumerOf(this.#o.db, channel, resolved, message, predict);
     if ("kind" in consumer) return consumer;
     const screenOn = consumer.role === "start" ? consumer.routes[0] : consumer.route;
     attempt.consumer = consumer.role === "start" ? { route: screenOn } : consumer;
-    const admitted = await screenRoute(screenOn, admission, this.#o.clock);
+    // A start's node is the one screened at capture; a relay's may have moved since.
+    const admitted = consumer.role === "start" && intaken.admitted
+      ? intaken.admitted
+      : await screenRoute(screenOn, admission, this.#o.clock);
     if (admitted.kind !== "accept") return admitted;
     const screened: Screened = {
       channel,
@@ -517,7 +558,10 @@ export class Dispatcher {
       ...(delivery.replyTo === undefined ? {} : { replyTo: delivery.replyTo }),
     };
     if (channel.ackMode === "on-persist" && !receipt) {
-      return await captureInbound(this.#o.db, channel, delivery, (c) => this.runCaptured(c));
+      return await captureInbound(this.#o.db, channel, delivery, (c) => {
+        this.#intaken.set(c, { ...intaken, ...(consumer.role === "start" ? { admitted } : {}) });
+        return this.runCaptured(c);
+      });
     }
     return consumer.role === "start"
       ? await this.#starts(screened, consumer.routes, receipt, hold, attempt)
@@ -532,6 +576,10 @@ export class Dispatcher {
     attempt: Attempt,
   ): Promise<DeliveryOutcome> {
     const outcomes: DeliveryOutcome[] = [];
+    // A message this process captured just now is rarely a twin (a copy under its transport's
+    // key finds the capture instead), so its commit's dedup record is the check: the earlier
+    // delivery is looked up only when that record meets a twin's.
+    const lookUpFirst = !(receipt && this.#intaken.has(receipt));
     for (const route of routes) {
       const dedup = dedupKeyOf(
         route,
@@ -539,7 +587,7 @@ export class Dispatcher {
         this.#scope(screened),
         screened.idempotencyKey,
       );
-      const earlier = dedup && await earlierDelivery(this.#o.db, dedup);
+      const earlier = dedup && lookUpFirst && await earlierDelivery(this.#o.db, dedup);
       if (earlier) {
         outcomes.push({ kind: "settled", instances: [earlier] });
         continue;
@@ -550,7 +598,9 @@ export class Dispatcher {
         (lane) => runStart(this.#o, { screened, route, instanceId, lane, receipt, dedup, hold }),
       );
       consumed(attempt, receipt, outcome);
-      outcomes.push(outcome);
+      const late = dedup && !lookUpFirst && isDuplicate(outcome) &&
+        await earlierDelivery(this.#o.db, dedup);
+      outcomes.push(late ? { kind: "settled", instances: [late] } : outcome);
     }
     return settle(outcomes);
   }
@@ -588,6 +638,11 @@ export class Dispatcher {
   }
 }
 
+/** Whether a commit met a twin's dedup record. */
+function isDuplicate(outcome: DeliveryOutcome): boolean {
+  return outcome.kind === "refused" && outcome.diagnostics[0]?.code === "SUTRA.INBOUND.DUPLICATE";
+}
+
 /** Notes that a step committed with the capture: its transaction marked the capture done. */
 function consumed(attempt: Attempt, receipt: Capture | undefined, outcome: DeliveryOutcome): void {
   if (receipt && outcome.kind === "settled") attempt.consumedCapture = true;
@@ -613,11 +668,8 @@ export async function captureInbound(
   run: (capture: Capture) => Promise<unknown>,
 ): Promise<DeliveryOutcome> {
   const capture: Capture = { tenant: channel.tenant, eventId: captureId(delivery), delivery };
-  let stored = false;
-  // Shares a transaction (one log flush) with the captures and steps committing meanwhile.
-  await groupCommitOf(db).commit({
-    work: async (tx) => stored = await storeCapture(tx, capture),
-  });
+  // Shares a transaction (one log flush) and one insert with the captures committing meanwhile.
+  const stored = await groupCommitOf(db).capture(capture);
   // Processing continues after the acknowledgement; a crash leaves the row pending for redrive.
   // A copy captured before is acknowledged only: the first capture's run is due, or done.
   if (stored) setTimeout(() => void run(capture), 0);
