@@ -1,0 +1,182 @@
+/**
+ * The kafka line of `bench:transports`: records per second the `kafka`
+ * transport carries from a topic to a completed instance (an on-persist
+ * channel whose process starts and ends at once, retention PT0S), beside a
+ * raw `kafkajs` consume+commit loop (its default: the offsets of each
+ * fetched batch committed after the batch) on a topic of the same shape.
+ * Both topics (one partition each) are preloaded with the same N JSON
+ * records before their consumer starts. The brokers are the cluster
+ * `SUTRA_TEST_KAFKA_BROKERS` names, else the Kafka test double
+ * (`tests/support/kafka_broker/`) in this process — it then shares the
+ * CPU with both loops, so quote the ratio, not the rates.
+ *
+ * ```ts
+ * import { kafkaBenchLine } from "./_kafka_bench_line.ts";
+ * const { raw, engine } = await kafkaBenchLine({ messages, database });
+ * lines.rate("raw kafkajs consume+commit per record", raw);
+ * lines.rate("kafka on-persist stateless", engine);
+ * ```
+ *
+ * @module
+ */
+import { Kafka, logLevel, Partitioners } from "kafkajs";
+import { KafkaTestBroker } from "../tests/support/kafka_broker/mod.ts";
+import { dropSchema, freshSchema, startBenchEngine, statelessChannelPackage } from "./_support.ts";
+
+/** Options for {@link kafkaBenchLine}. */
+export interface KafkaBenchOptions {
+  /** Bootstrap brokers (`host:port,…`); the in-process test double without them. */
+  readonly brokers?: string;
+  readonly messages: number;
+  /** A PostgreSQL server URL for the engine's state; in-memory PGlite without it. */
+  readonly database?: string;
+}
+
+/** The rates, records per second, and which broker carried them. */
+export interface KafkaBenchRates {
+  /** Raw kafkajs, committing each record. */
+  readonly raw: number;
+  /** Raw kafkajs, committing each fetched batch (its default). */
+  readonly rawBatch: number;
+  readonly engine: number;
+  readonly broker: "test-double" | "cluster";
+}
+
+/** Runs the raw loop, then the engine, on two fresh topics. */
+export async function kafkaBenchLine(o: KafkaBenchOptions): Promise<KafkaBenchRates> {
+  const double = o.brokers ? undefined : KafkaTestBroker.start();
+  const brokers = o.brokers ?? double!.address;
+  const tag = crypto.randomUUID().slice(0, 8);
+  const kafka = new Kafka({
+    brokers: brokers.split(","),
+    clientId: "sutra-bench",
+    logLevel: logLevel.NOTHING,
+  });
+  try {
+    const topics = ["raw", "batch", "engine"].map((t) => `sutra-bench-kafka-${t}-${tag}`);
+    await preload(kafka, topics, o.messages);
+    const raw = await rawLoop(kafka, topics[0], o.messages, true);
+    const rawBatch = await rawLoop(kafka, topics[1], o.messages, false);
+    const engine = await engineLoop(o, brokers, topics[2]);
+    return { raw, rawBatch, engine, broker: double ? "test-double" : "cluster" };
+  } finally {
+    await double?.close();
+  }
+}
+
+/** Creates the topics (one partition) and writes `n` JSON records to each, acks=all. */
+async function preload(kafka: Kafka, topics: readonly string[], n: number): Promise<void> {
+  const admin = kafka.admin();
+  const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
+  await admin.connect();
+  await producer.connect();
+  try {
+    await admin.createTopics({ topics: topics.map((topic) => ({ topic, numPartitions: 1 })) });
+    for (const topic of topics) {
+      for (let from = 0; from < n; from += 500) {
+        const messages = [];
+        for (let i = from; i < Math.min(n, from + 500); i++) {
+          messages.push({
+            key: `k-${i}`,
+            value: JSON.stringify({ n: i }),
+            headers: { "content-type": "application/json" },
+          });
+        }
+        await producer.send({ topic, acks: -1, messages });
+      }
+    }
+  } finally {
+    await producer.disconnect();
+    await admin.disconnect();
+  }
+}
+
+/** The raw client: a consumer group reading every record, committing each one or each batch. */
+async function rawLoop(
+  kafka: Kafka,
+  topic: string,
+  n: number,
+  perRecord: boolean,
+): Promise<number> {
+  const consumer = kafka.consumer({ groupId: `${topic}-raw`, maxWaitTimeInMs: 100 });
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topic, fromBeginning: true });
+    let first = 0;
+    let seen = 0;
+    const last = await new Promise<number>((resolve) => {
+      void consumer.run({
+        autoCommit: !perRecord,
+        eachMessage: async ({ partition, message }) => {
+          if (seen === 0) first = performance.now();
+          if (perRecord) {
+            const offset = String(Number(message.offset) + 1);
+            await consumer.commitOffsets([{ topic, partition, offset }]);
+          }
+          if (++seen === n) resolve(performance.now());
+        },
+      });
+    });
+    return (n - 1) / ((last - first) / 1000);
+  } finally {
+    await consumer.disconnect();
+  }
+}
+
+/** The engine: deploy, then time the preloaded topic from the first capture to the last run. */
+async function engineLoop(o: KafkaBenchOptions, brokers: string, topic: string): Promise<number> {
+  const schema = freshSchema();
+  const dir = await statelessChannelPackage("kafka-bench", {
+    name: "bench-kafka",
+    transport: "kafka",
+    options: { brokers: "env:SUTRA_BENCH_KAFKA_BROKERS", topic, "max-wait": "PT0.1S" },
+  });
+  const engine = await startBenchEngine({
+    env: {
+      SUTRA_BENCH_KAFKA_BROKERS: brokers,
+      SUTRA_INSTANCE_RETENTION: "PT0S",
+      ...(o.database ? { SUTRA_DATASOURCE_URL: o.database, SUTRA_DATASOURCE_SCHEMA: schema } : {}),
+    },
+    packages: [dir],
+  });
+  const count = async (done: boolean) =>
+    (await engine.database.query<{ n: number }>(
+      `select count(*)::int as n from inbox${done ? " where state = 'done'" : ""}`,
+    )).rows[0].n;
+  try {
+    let started = 0;
+    while ((started = await count(false)) === 0) await new Promise((r) => setTimeout(r, 5));
+    const first = performance.now();
+    while (await count(true) < o.messages) await new Promise((r) => setTimeout(r, 50));
+    return (o.messages - started) / ((performance.now() - first) / 1000);
+  } finally {
+    await engine.stop();
+    await Deno.remove(dir, { recursive: true });
+    if (o.database) await dropSchema(o.database, schema);
+  }
+}
+
+if (import.meta.main) {
+  const { benchArgs, benchLines, serverUrl } = await import("./_support.ts");
+  const args = benchArgs();
+  const messages = Number(args.get("messages") ?? 2000);
+  const database = serverUrl();
+  const brokers = Deno.env.get("SUTRA_TEST_KAFKA_BROKERS")?.trim() || undefined;
+  const rates = await kafkaBenchLine({
+    messages,
+    ...(brokers ? { brokers } : {}),
+    ...(database ? { database } : {}),
+  });
+  const lines = benchLines("transports", {
+    messages,
+    database: database ? "postgres" : "pglite",
+    kafka: rates.broker,
+  });
+  lines.rate("raw kafkajs consume, commit per batch", rates.rawBatch);
+  lines.rate("raw kafkajs consume+commit per record", rates.raw);
+  lines.rate("kafka on-persist stateless", rates.engine);
+  lines.record({
+    scenario: "ratio kafka/raw",
+    ratio: Math.round((rates.engine / rates.raw) * 1000) / 1000,
+  });
+}
