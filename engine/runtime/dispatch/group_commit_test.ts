@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { eachDatabase } from "../../../tests/support/test_database.ts";
-import { CommitInDoubtError } from "../../persistence/mod.ts";
+import { CommitInDoubtError, ENGINE_MIGRATIONS, migrate } from "../../persistence/mod.ts";
+import { DuplicateDeliveryError } from "./dedup.ts";
 import { GroupCommit } from "./group_commit.ts";
 
 eachDatabase("concurrent commits share transactions and all become durable", async (db) => {
@@ -86,5 +87,30 @@ eachDatabase(
     assert.deepEqual([...runs.values()], [1, 1, 1], "no member ran twice");
     const { rows } = await db.query<{ n: number }>("select count(*)::int as n from gc_doubt");
     assert.equal(rows[0].n, 3, "what was in doubt had in fact committed, once");
+  },
+);
+
+eachDatabase(
+  "dedup keys recorded together: the member whose key a twin holds fails alone",
+  async (db) => {
+    await migrate(db, ENGINE_MIGRATIONS);
+    const group = new GroupCommit(db);
+    const key = (eventId: string) => ({ tenant: "default", channel: "in", eventId });
+    await group.commit({ delivered: { key: key("p=1"), instanceId: "first" } });
+    const outcomes = await Promise.allSettled(
+      ["p=2", "p=1", "p=3"].map((id, n) =>
+        group.commit({ delivered: { key: key(id), instanceId: `i-${n}` } })
+      ),
+    );
+    assert.deepEqual(outcomes.map((o) => o.status), ["fulfilled", "rejected", "fulfilled"]);
+    assert.ok((outcomes[1] as PromiseRejectedResult).reason instanceof DuplicateDeliveryError);
+    const { rows } = await db.query<{ event_id: string; instance_id: string }>(
+      "select event_id, instance_id from inbox order by event_id",
+    );
+    assert.deepEqual(rows.map((r) => `${r.event_id}:${r.instance_id}`), [
+      "p=1:first",
+      "p=2:i-0",
+      "p=3:i-2",
+    ]);
   },
 );

@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import { ENGINE_MIGRATIONS, migrate } from "../../persistence/mod.ts";
 import { takeOrphanedCaptures } from "../sweeps/mod.ts";
-import { type Capture, captureId, dropCaptured, markCaptured, storeCaptures } from "./inbox.ts";
+import {
+  type Capture,
+  captureId,
+  dropCaptured,
+  markCaptured,
+  storeCaptures,
+  storedReplyRoute,
+} from "./inbox.ts";
 import type { Queryable } from "../../persistence/mod.ts";
 
 const storeCapture = async (db: Queryable, c: Capture) => (await storeCaptures(db, [c])).has(c);
@@ -56,3 +63,34 @@ eachDatabase("inbox: a copy of a message refused before is captured again", asyn
   const { rows } = await db.query<{ state: string }>("select state from inbox");
   assert.deepEqual(rows, [{ state: "pending" }]);
 });
+
+eachDatabase(
+  "inbox: captures stored in one statement; a twin in the same batch is a copy; routes kept",
+  async (db) => {
+    await migrate(db, ENGINE_MIGRATIONS);
+    const replyTo = { destination: "rabbitmq:///replies?channel=in", headers: { "x": "1" } };
+    const capture = (key: string) => ({
+      tenant: "default",
+      eventId: captureId(delivery(key)),
+      delivery: { ...delivery(key), replyTo },
+    });
+    const [a, twin, b] = [capture("a"), capture("a"), capture("b")];
+    const stored = await storeCaptures(db, [a, twin, b]);
+    assert.deepEqual([a, twin, b].map((c) => stored.has(c)), [true, false, true]);
+    assert.deepEqual(
+      await storedReplyRoute(db, { tenant: "default", channel: "in", eventId: a.eventId }),
+      replyTo,
+    );
+    await markCaptured(db, [
+      { tenant: "default", channel: "in", eventId: a.eventId, instanceId: "i-a" },
+      { tenant: "default", channel: "in", eventId: b.eventId, instanceId: "i-b" },
+    ]);
+    const { rows } = await db.query<{ instance_id: string; state: string; reply_to: unknown }>(
+      "select instance_id, state, reply_to from inbox order by event_id",
+    );
+    assert.deepEqual(rows, [
+      { instance_id: "i-a", state: "done", reply_to: null },
+      { instance_id: "i-b", state: "done", reply_to: null },
+    ]);
+  },
+);
