@@ -65,18 +65,25 @@ export class OtlpExporter {
     this.#batchSize = options.batchSize ?? 512;
   }
 
-  /** Queues an ended span; drops it when the queue is full. Never blocks, never throws. */
+  /**
+   * Queues an ended span; drops it when the queue is full. Never blocks,
+   * never throws. A full batch is sent at once rather than wait for the
+   * timer (one request at a time: while one is out, spans queue up).
+   */
   enqueue(span: FinishedSpan): void {
     if (this.#queue.length >= this.#capacity) {
       this.stats.droppedSpans++;
       return;
     }
     this.#queue.push(span);
+    if (this.#queue.length >= this.#batchSize && !this.#inFlight && this.#timer !== undefined) {
+      void this.#tick(false);
+    }
   }
 
   /** Starts the send timer. */
   start(): void {
-    this.#timer ??= setInterval(() => void this.#tick(false), this.#o.intervalMs ?? 5_000);
+    this.#timer ??= setInterval(() => void this.#tick(true), this.#o.intervalMs ?? 5_000);
   }
 
   /** Stops the timer, sends what is queued (within one request deadline) and aborts the rest. */
@@ -98,20 +105,23 @@ export class OtlpExporter {
     return this.#tick(true);
   }
 
-  #tick(all: boolean): Promise<void> {
-    if (this.#inFlight) return this.#inFlight.then(() => all ? this.#tick(all) : undefined);
-    this.#inFlight = this.#send(all).finally(() => this.#inFlight = undefined);
+  #tick(withMeters: boolean): Promise<void> {
+    if (this.#inFlight) {
+      return this.#inFlight.then(() => withMeters ? this.#tick(withMeters) : undefined);
+    }
+    this.#inFlight = this.#send(withMeters).finally(() => this.#inFlight = undefined);
     return this.#inFlight;
   }
 
-  async #send(all: boolean): Promise<void> {
-    do {
-      const batch = this.#queue.splice(0, this.#batchSize);
-      if (batch.length === 0) break;
+  /** Sends the spans queued now, in batches; the meters too unless only a full batch was due. */
+  async #send(withMeters: boolean): Promise<void> {
+    for (let due = this.#queue.length; due > 0;) {
+      const batch = this.#queue.splice(0, Math.min(due, this.#batchSize));
+      due -= batch.length;
       const body = tracesRequest(this.#o.resource, this.#o.scope, batch);
       if (await this.#post("/v1/traces", body)) this.stats.exportedSpans += batch.length;
-    } while (all && this.#queue.length > 0);
-    if (this.#o.metrics) {
+    }
+    if (withMeters && this.#o.metrics) {
       const metrics = await this.#o.metrics.collect();
       const body = metricsRequest(this.#o.resource, this.#o.scope, metrics, {
         startMs: this.#startedMs,

@@ -503,6 +503,29 @@ export function startTelemetry(o: TelemetryOptions): StartedTelemetry {
     })
     : undefined;
   const telemetry = new Telemetry({ registry, db: o.db, lanes: o.lanes, exporter });
+  if (exporter) {
+    const stat = (name: string, description: string, read: () => number) =>
+      registry.gauge(
+        { name, description, labels: [] },
+        () => [{ labels: {}, value: read() }],
+        true,
+      );
+    stat(
+      "sutra.telemetry.spans.exported",
+      "Spans the collector took.",
+      () => exporter.stats.exportedSpans,
+    );
+    stat(
+      "sutra.telemetry.spans.dropped",
+      "Spans dropped because the export queue was full.",
+      () => exporter.stats.droppedSpans,
+    );
+    stat(
+      "sutra.telemetry.export.failures",
+      "Export requests that failed.",
+      () => exporter.stats.failedRequests,
+    );
+  }
   byDatabase.set(o.db, telemetry);
   if (prometheus) telemetry.serveMetrics(o.router);
   exporter?.start();
