@@ -225,7 +225,7 @@ export async function kafkaPackage(o: KafkaPackageOptions): Promise<Uint8Array> 
 
 /** The topics the fixture uses under `prefix`. */
 export function fixtureTopics(prefix: string): string[] {
-  return ["orders", "orders.dlt", "decisions", "decisions.dlt", "confirmed"].map((t) =>
+  return ["orders", "orders.dlt", "decisions", "decisions.dlt", "confirmed", "replies"].map((t) =>
     `${prefix}.${t}`
   );
 }

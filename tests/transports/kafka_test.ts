@@ -167,3 +167,45 @@ kafkaTest(
     });
   },
 );
+
+for (const ackMode of ["on-complete", "on-persist"] as const) {
+  kafkaTest(
+    `kafka reply-to (${ackMode}): the q:reply goes to the reply topic with the correlation id`,
+    async ({ brokers, client }) => {
+      await withKafka(brokers, client, "reply", { ackMode }, async ({ t }) => {
+        await client.send(`${t}.orders`, [{
+          value: { orderId: "r1" },
+          key: "r1",
+          headers: { "reply-to": `${t}.replies`, "correlation-id": "corr-1" },
+        }]);
+        const [reply] = await client.read(`${t}.replies`, 1);
+        assert.deepEqual(JSON.parse(reply.value), { orderId: "r1", accepted: true });
+        assert.equal(reply.headers["correlation-id"], "corr-1");
+        assert.equal(reply.key, "r1");
+        assert.match(reply.headers["content-type"], /application\/json/);
+      });
+    },
+  );
+}
+
+kafkaTest(
+  "kafka CloudEvents: a structured event is unwrapped; one without specversion is poison",
+  async ({ brokers, client }) => {
+    await withKafka(brokers, client, "cloudevents", {}, async ({ t }) => {
+      const event = {
+        specversion: "1.0",
+        id: "e-1",
+        type: "order",
+        source: "/t",
+        data: { orderId: "ce1" },
+      };
+      const structured = { "content-type": "application/cloudevents+json" };
+      await client.send(`${t}.orders`, [{ value: event, key: "ce1", headers: structured }]);
+      const [confirmed] = await client.read(`${t}.confirmed`, 1);
+      assert.equal(JSON.parse(confirmed.value).orderId, "ce1");
+      await client.send(`${t}.orders`, [{ value: { data: {} }, key: "ce2", headers: structured }]);
+      const [dead] = await client.read(`${t}.orders.dlt`, 1);
+      assert.equal(dead.headers["sutra-diagnostic-code"], "SUTRA.INBOUND.CLOUDEVENT.INVALID");
+    });
+  },
+);

@@ -14,6 +14,9 @@
  * - "dead-letter" publishes a copy to the dead-letter topic (acks=all) with
  *   the diagnostic headers plus where it came from, then marks it finished.
  *
+ * A record with a `reply-to` header (a topic) has the step's `q:reply`
+ * published there, keyed like the request, with its `correlation-id`.
+ *
  * Records of one key reach the engine in offset order, one at a time
  * ({@link KeyedSequencer}); other keys of the partition run meanwhile, up
  * to `max-in-flight`. A rebalance fences the old generation's offsets:
@@ -339,6 +342,7 @@ export class ChannelConsumer {
     const header = this.#o.options.idempotencyHeader;
     const key = (header && headers[header]) || `kafka:${topic}/${partition}/${message.offset}`;
     const contentType = headers["content-type"];
+    const replyTo = headers["reply-to"];
     const delivery: InboundDelivery = {
       channel: this.#name,
       body: message.value ? new Uint8Array(message.value) : new Uint8Array(),
@@ -346,13 +350,20 @@ export class ChannelConsumer {
       ...(contentType === undefined ? {} : { contentType }),
       idempotencyKey: key,
       ...(deferral ? { deferral } : {}),
+      ...(replyTo ? { replyTo: replyRoute(replyTo, this.#name, headers) } : {}),
     };
     const structured = this.#o.channel.declaration.cloudeventsMode === "structured" ||
       isStructuredCloudEvent(contentType);
     if (!structured) return delivery;
     const unwrapped = unwrapCloudEvent(delivery);
     if ("code" in unwrapped) return unwrapped;
-    return { ...delivery, ...unwrapped, idempotencyKey: key, ...(deferral ? { deferral } : {}) };
+    return {
+      ...delivery,
+      ...unwrapped,
+      idempotencyKey: key,
+      ...(deferral ? { deferral } : {}),
+      ...(delivery.replyTo ? { replyTo: delivery.replyTo } : {}),
+    };
   }
 
   /** Copies the record to the dead-letter topic (acks=all), retrying until it is accepted or the consumer stops. */
@@ -444,4 +455,24 @@ export class ChannelConsumer {
     this.#scheduleCommit();
     await this.#committing;
   }
+}
+
+/**
+ * Where the answer to a record with a `reply-to` header (a topic) goes: that
+ * topic on the channel's brokers, keyed like the request, carrying its
+ * `correlation-id` (else the request's key).
+ */
+function replyRoute(
+  topic: string,
+  channel: string,
+  headers: Readonly<Record<string, string>>,
+): NonNullable<InboundDelivery["replyTo"]> {
+  const correlationId = headers["correlation-id"] ?? headers[KEY_HEADER];
+  return {
+    destination: `kafka://${encodeURIComponent(topic)}?channel=${encodeURIComponent(channel)}`,
+    headers: {
+      ...(correlationId === undefined ? {} : { "correlation-id": correlationId }),
+      ...(headers[KEY_HEADER] === undefined ? {} : { [KEY_HEADER]: headers[KEY_HEADER] }),
+    },
+  };
 }
