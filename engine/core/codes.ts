@@ -21,9 +21,11 @@ import { SHIPPING_CODES } from "./codes_shipping.ts";
 import { XSD_CODES } from "./codes_xsd.ts";
 import { PROTECTION_CODES } from "./codes_protection.ts";
 import { ADMIN_CODES } from "./codes_admin.ts";
+import { AUTHORING_CODES } from "./codes_authoring.ts";
 
 /** Code → one-line meaning. Grouped by category; keep each group sorted. */
 export const CODES = {
+  ...AUTHORING_CODES,
   ...TIMER_CODES,
   ...EXTERNAL_TASK_CODES,
   ...DATASTORE_CODES,
