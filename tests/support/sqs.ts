@@ -63,9 +63,12 @@ export class Fauxqs {
     private readonly child?: Deno.ChildProcess,
   ) {}
 
-  /** Starts fauxqs on `port` (0: a free one); with {@link TEST_SQS_ENDPOINT_ENV} set, uses that. */
-  static async start(port = 0): Promise<Fauxqs> {
-    const external = externalEndpoint();
+  /**
+   * Starts fauxqs on `port` (0: a free one); with {@link TEST_SQS_ENDPOINT_ENV}
+   * set (and `own` false), uses that endpoint instead.
+   */
+  static async start(port = 0, own = false): Promise<Fauxqs> {
+    const external = own ? undefined : externalEndpoint();
     if (external) return new Fauxqs(external, Number(new URL(external).port));
     const root = new URL("../..", import.meta.url).pathname;
     const child = new Deno.Command(Deno.execPath(), {
@@ -114,7 +117,7 @@ export class Fauxqs {
 
   /** A fresh fauxqs on the same port (after {@link stop}). */
   restart(): Promise<Fauxqs> {
-    return Fauxqs.start(this.port);
+    return Fauxqs.start(this.port, true);
   }
 }
 
@@ -128,11 +131,15 @@ export async function fileFauxqs(): Promise<Fauxqs | undefined> {
 
 let noticePrinted = false;
 
-/** Registers a test that needs SQS and the tier-2 database (see the module's documentation). */
-export function sqsTest(
+/**
+ * Registers a test that needs SQS and the tier-2 database (see the
+ * module's documentation); `sqs` is what the test gets, undefined when the
+ * tests do not run.
+ */
+export function sqsTest<T = Fauxqs>(
   name: string,
-  sqs: Fauxqs | undefined,
-  fn: (sqs: Fauxqs) => Promise<void>,
+  sqs: T | undefined,
+  fn: (sqs: T) => Promise<void>,
 ): void {
   if (!sqs && !servicesRequired()) {
     if (!noticePrinted) {
@@ -146,7 +153,7 @@ export function sqsTest(
     return;
   }
   Deno.test(name, async () => {
-    if (!sqs || !serverDatabaseUrl()) {
+    if (sqs === undefined || !serverDatabaseUrl()) {
       throw new Error(`${TEST_DATABASE_URL_ENV} must be set under ${REQUIRE_SERVICES_ENV}=1`);
     }
     await fn(sqs);

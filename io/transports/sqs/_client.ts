@@ -23,6 +23,7 @@ import {
   type MessageAttributeValue,
   QueueDoesNotExist,
   SQSClient,
+  type SQSClientConfig,
 } from "@aws-sdk/client-sqs";
 import { addHeaders, headerText } from "../_broker/mod.ts";
 import type { ResolvedConnection } from "./options.ts";
@@ -48,7 +49,16 @@ export function sqsClient(connection: ResolvedConnection, requestTimeoutMs = 30_
     useQueueUrlAsEndpoint: false,
     maxAttempts: 1,
     requestHandler: { connectionTimeout: 5_000, requestTimeout: requestTimeoutMs },
-  });
+    // Given here, these are not looked up in AWS_* variables and ~/.aws files, which needs the
+    // user id (`--allow-sys=uid`) the engine's permission set does not grant.
+    defaultsMode: "standard",
+    retryMode: "standard",
+    useFipsEndpoint: false,
+    useDualstackEndpoint: false,
+    authSchemePreference: [],
+    userAgentAppId: "sutra",
+    disableClockSkewCorrection: false,
+  } as SQSClientConfig);
 }
 
 /** Looks a queue's URL up (creating it, with its FIFO attribute, when `declare`). */
