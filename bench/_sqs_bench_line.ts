@@ -1,0 +1,201 @@
+/**
+ * The sqs line of `bench:transports`: messages per second the `sqs`
+ * transport carries from the queue to a completed instance (an on-persist
+ * channel whose process starts and ends at once, retention PT0S), beside a
+ * raw `@aws-sdk/client-sqs` receive+delete loop with as many messages in
+ * hand, on the same SQS endpoint. Both queues are preloaded with the same N
+ * JSON messages before their consumer starts. The endpoint is the fauxqs
+ * emulator (started for the run) unless one is given.
+ *
+ * ```ts
+ * import { sqsBenchLine } from "./_sqs_bench_line.ts";
+ * const { raw, engine } = await sqsBenchLine({ messages, prefetch, database });
+ * lines.rate("raw client-sqs receive+delete", raw);
+ * lines.rate("sqs on-persist stateless", engine);
+ * ```
+ *
+ * @module
+ */
+import {
+  CreateQueueCommand,
+  DeleteMessageCommand,
+  DeleteQueueCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  type SQSClient,
+} from "@aws-sdk/client-sqs";
+import "../io/transports/sqs/mod.ts";
+import { sqsClient } from "../io/transports/sqs/_client.ts";
+import { Fauxqs } from "../tests/support/sqs.ts";
+import { dropSchema, freshSchema, startBenchEngine, statelessChannelPackage } from "./_support.ts";
+
+/** Options for {@link sqsBenchLine}. */
+export interface SqsBenchOptions {
+  /** An SQS endpoint; without it a fauxqs emulator is started for the run. */
+  readonly endpoint?: string;
+  readonly messages: number;
+  /** Messages in hand at most, for both consumers. */
+  readonly prefetch: number;
+  /** A PostgreSQL server URL for the engine's state; in-memory PGlite without it. */
+  readonly database?: string;
+}
+
+/** The two rates, messages per second. */
+export interface SqsBenchRates {
+  readonly raw: number;
+  readonly engine: number;
+}
+
+const CREDENTIALS = { accessKeyId: "bench", secretAccessKey: "bench" } as const;
+
+/** Runs the raw loop, then the engine, on two fresh queues; deletes the queues afterwards. */
+export async function sqsBenchLine(o: SqsBenchOptions): Promise<SqsBenchRates> {
+  const emulator = o.endpoint === undefined ? await Fauxqs.start() : undefined;
+  const endpoint = o.endpoint ?? emulator!.endpoint;
+  const client = sqsClient({ endpoint, region: "us-east-1", credentials: CREDENTIALS });
+  const tag = crypto.randomUUID().slice(0, 8);
+  const urls: string[] = [];
+  try {
+    const rawUrl = await createQueue(client, `sutra-bench-sqs-raw-${tag}`, urls);
+    await preload(client, rawUrl, o.messages);
+    const raw = await rawLoop(client, rawUrl, o);
+    const engineQueue = `sutra-bench-sqs-engine-${tag}`;
+    await preload(client, await createQueue(client, engineQueue, urls), o.messages);
+    const engine = await engineLoop(o, endpoint, engineQueue);
+    return { raw, engine };
+  } finally {
+    for (const url of urls) await client.send(new DeleteQueueCommand({ QueueUrl: url }));
+    client.destroy();
+    await emulator?.stop();
+  }
+}
+
+async function createQueue(client: SQSClient, name: string, urls: string[]): Promise<string> {
+  const url = (await client.send(new CreateQueueCommand({ QueueName: name }))).QueueUrl!;
+  urls.push(url);
+  return url;
+}
+
+/** Sends `n` JSON messages, ten per batch, eight batches at a time. */
+async function preload(client: SQSClient, url: string, n: number): Promise<void> {
+  const batches: number[] = [];
+  for (let from = 0; from < n; from += 10) batches.push(from);
+  for (let i = 0; i < batches.length; i += 8) {
+    await Promise.all(
+      batches.slice(i, i + 8).map(async (from) => {
+        const out = await client.send(
+          new SendMessageBatchCommand({
+            QueueUrl: url,
+            Entries: Array.from({ length: Math.min(10, n - from) }, (_, k) => ({
+              Id: String(k),
+              MessageBody: JSON.stringify({ n: from + k }),
+              MessageAttributes: {
+                "content-type": { DataType: "String", StringValue: "application/json" },
+              },
+            })),
+          }),
+        );
+        if ((out.Failed?.length ?? 0) > 0) throw new Error(`preloading ${url}: a send failed`);
+      }),
+    );
+  }
+}
+
+/**
+ * The raw client, shaped as the transport: one long-poll receiver keeping
+ * at most `prefetch` messages in hand, each deleted on its own.
+ */
+async function rawLoop(client: SQSClient, url: string, o: SqsBenchOptions): Promise<number> {
+  let first = 0;
+  let received = 0;
+  const inHand = new Set<Promise<unknown>>();
+  while (received < o.messages) {
+    while (inHand.size >= o.prefetch) await Promise.race(inHand);
+    const got = await client.send(
+      new ReceiveMessageCommand({
+        QueueUrl: url,
+        MaxNumberOfMessages: Math.min(10, o.prefetch - inHand.size),
+        WaitTimeSeconds: 1,
+      }),
+    );
+    for (const m of got.Messages ?? []) {
+      if (first === 0) first = performance.now();
+      received++;
+      const deleted = client.send(
+        new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: m.ReceiptHandle }),
+      );
+      inHand.add(deleted);
+      void deleted.finally(() => inHand.delete(deleted));
+    }
+  }
+  await Promise.all(inHand);
+  return o.messages / ((performance.now() - first) / 1000);
+}
+
+/** The engine: deploy, then time the preloaded queue from the first capture to the last run. */
+async function engineLoop(o: SqsBenchOptions, endpoint: string, queue: string): Promise<number> {
+  const schema = freshSchema();
+  const dir = await statelessChannelPackage("sqs-bench", {
+    name: "bench-sqs",
+    transport: "sqs",
+    options: {
+      queue,
+      endpoint: "env:SUTRA_BENCH_SQS_ENDPOINT",
+      "access-key-id": CREDENTIALS.accessKeyId,
+      "secret-access-key": "env:SUTRA_BENCH_SQS_SECRET",
+      prefetch: o.prefetch,
+      "wait-time": "PT1S",
+    },
+  });
+  const engine = await startBenchEngine({
+    env: {
+      SUTRA_BENCH_SQS_ENDPOINT: endpoint,
+      SUTRA_BENCH_SQS_SECRET: CREDENTIALS.secretAccessKey,
+      SUTRA_INSTANCE_RETENTION: "PT0S",
+      ...(o.database ? { SUTRA_DATASOURCE_URL: o.database, SUTRA_DATASOURCE_SCHEMA: schema } : {}),
+    },
+    packages: [dir],
+  });
+  const count = async (done: boolean) =>
+    (await engine.database.query<{ n: number }>(
+      `select count(*)::int as n from inbox${done ? " where state = 'done'" : ""}`,
+    )).rows[0].n;
+  try {
+    let started = 0;
+    while ((started = await count(false)) === 0) await new Promise((r) => setTimeout(r, 5));
+    const first = performance.now();
+    while (await count(true) < o.messages) await new Promise((r) => setTimeout(r, 50));
+    return (o.messages - started) / ((performance.now() - first) / 1000);
+  } finally {
+    await engine.stop();
+    await Deno.remove(dir, { recursive: true });
+    if (o.database) await dropSchema(o.database, schema);
+  }
+}
+
+if (import.meta.main) {
+  const { benchArgs, benchLines, serverUrl } = await import("./_support.ts");
+  const args = benchArgs();
+  const messages = Number(args.get("messages") ?? 2000);
+  const prefetch = Number(args.get("prefetch") ?? 64);
+  const database = serverUrl();
+  const endpoint = Deno.env.get("SUTRA_TEST_SQS_ENDPOINT")?.trim() || undefined;
+  const lines = benchLines("transports", {
+    messages,
+    prefetch,
+    database: database ? "postgres" : "pglite",
+    sqs: endpoint ?? "fauxqs",
+  });
+  const rates = await sqsBenchLine({
+    messages,
+    prefetch,
+    ...(endpoint ? { endpoint } : {}),
+    ...(database ? { database } : {}),
+  });
+  lines.rate("raw client-sqs receive+delete", rates.raw);
+  lines.rate("sqs on-persist stateless", rates.engine);
+  lines.record({
+    scenario: "ratio sqs/raw",
+    ratio: Math.round((rates.engine / rates.raw) * 1000) / 1000,
+  });
+}
