@@ -253,6 +253,10 @@ Deno.test("the admin routes keep to their roles, and the OpenAPI document is val
       assert.equal(await fetchAs(path, {}), 401, path);
       assert.equal(await fetchAs(path, { "x-api-key": "wrong" }), 401, path);
     }
+    // Migration changes which model an instance runs: it takes the deploy role.
+    for (const path of ["/admin/instances/x/migrate", "/admin/instances/migrate"]) {
+      assert.equal(await fetchAs(path, key, { method: "POST", body: "{}" }), 403, path);
+    }
     const document = await fetch(`${asOperator.url}/admin/openapi.json`, { headers: key });
     assert.equal(document.status, 200);
     const api = await document.json();
@@ -264,6 +268,8 @@ Deno.test("the admin routes keep to their roles, and the OpenAPI document is val
         "/admin/instances",
         "/admin/instances/{id}/retry",
         "/admin/instances/{id}/variables",
+        "/admin/instances/{id}/migrate",
+        "/admin/instances/migrate",
       ]
     ) assert.ok(paths.includes(route), `${route} is documented`);
     await SwaggerParser.validate(structuredClone(api));

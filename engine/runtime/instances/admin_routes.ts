@@ -29,6 +29,7 @@ import {
   withLockedInstance,
   writeState,
 } from "./instance_lock.ts";
+import { migrateBatch, migrateOne, parseMigrationRequest } from "./migrate.ts";
 import { adminOpenApi } from "./openapi.ts";
 import { redriveFailedTask, reviveRows } from "./retry.ts";
 import { instanceSummary } from "./routes.ts";
@@ -131,6 +132,7 @@ const pageSize = (value: string) =>
 /** Mounts the operator's admin routes. */
 export function addAdminRoutes(router: Router, o: AdminRoutesOptions): void {
   const operate = (handler: RouteHandler) => o.admin.requireAdmin(handler, "operate");
+  const deploy = (handler: RouteHandler) => o.admin.requireAdmin(handler, "deploy");
 
   router.add(
     "GET",
@@ -183,6 +185,34 @@ export function addAdminRoutes(router: Router, o: AdminRoutesOptions): void {
   );
 
   router.add("POST", "/admin/instances/{id}/retry", operate((_request, { id }) => retry(o, id)));
+
+  router.add(
+    "POST",
+    "/admin/instances/migrate",
+    deploy((request) =>
+      withJsonBody(request, async (body) => {
+        const parsed = parseMigrationRequest(body, { batch: true });
+        if ("diagnostics" in parsed) return diagnosticResponse(400, parsed.diagnostics);
+        const report = await migrateBatch(o, parsed.request);
+        return "refusal" in report
+          ? diagnosticResponse(422, report.refusal)
+          : jsonResponse(200, report);
+      })
+    ),
+  );
+
+  router.add(
+    "POST",
+    "/admin/instances/{id}/migrate",
+    deploy((request, { id }) =>
+      withJsonBody(request, async (body) => {
+        const parsed = parseMigrationRequest(body, { batch: false });
+        if ("diagnostics" in parsed) return diagnosticResponse(400, parsed.diagnostics);
+        const answer = await migrateOne(o, id, parsed.request);
+        return jsonResponse(answer.status, answer.body);
+      })
+    ),
+  );
 }
 
 /** Decodes the locked row against its own plan, or answers why it cannot be. */
