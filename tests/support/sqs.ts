@@ -316,12 +316,18 @@ export class SqsQueues {
     };
   }
 
-  /** Deletes the queues (best effort) and closes the client. */
-  async close(queues: readonly string[] = []): Promise<void> {
+  /** Deletes the queues (best effort). */
+  async remove(queues: readonly string[]): Promise<void> {
     for (const q of queues) {
       await this.client.send(new DeleteQueueCommand({ QueueUrl: await this.url(q) }))
         .catch(() => {});
+      this.#urls.delete(q);
     }
+  }
+
+  /** Deletes the queues (best effort) and closes the client. */
+  async close(queues: readonly string[] = []): Promise<void> {
+    await this.remove(queues);
     this.client.destroy();
   }
 }

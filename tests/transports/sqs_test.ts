@@ -112,6 +112,26 @@ sqsTest(
   },
 );
 
+for (const ackMode of ["on-complete", "on-persist"] as const) {
+  sqsTest(`sqs reply-to (${ackMode}): the q:reply goes to the reply queue`, sqs, async () => {
+    await withSqs("reply", { ackMode }, async ({ queues, q, orders }) => {
+      const replies = `${q}-replies`;
+      await queues.create(replies);
+      try {
+        await queues.send(orders, { orderId: "r1" }, {
+          attributes: { "reply-to": replies, "correlation-id": "corr-1" },
+        });
+        const [reply] = await queues.await(replies, 1);
+        assert.deepEqual(JSON.parse(reply.body), { orderId: "r1", accepted: true });
+        assert.equal(reply.attributes["correlation-id"], "corr-1");
+        assert.match(reply.attributes["content-type"], /application\/json/);
+      } finally {
+        await queues.remove([replies]);
+      }
+    });
+  });
+}
+
 sqsTest(
   "sqs poison: a malformed message is dead-lettered with its diagnostic, not retried",
   sqs,

@@ -155,7 +155,9 @@ export class ChannelConsumer {
     try {
       if (signal.aborted) throw new Error("stopped");
       const url = await queueUrl(client, o.queue, o.declare);
-      if (o.declare) this.#dlqUrl = queueUrl(client, o.deadLetterQueue, true);
+      if (o.declare) {
+        this.#dlqUrl = Promise.resolve(await queueUrl(client, o.deadLetterQueue, true));
+      }
       const keeper = new VisibilityKeeper({
         client,
         queueUrl: url,
