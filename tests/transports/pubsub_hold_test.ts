@@ -4,6 +4,8 @@
  * held by a long on-complete flow is delivered a second time while its
  * instance still runs, and inbox dedup ties the copy to that instance — one
  * instance, one confirmation, and the message acknowledged once it ends.
+ * And ordering keys on an on-complete channel: a key's next message starts
+ * only after the instance of the one before it ended, while keys overlap.
  */
 import assert from "node:assert/strict";
 import { instanceStatuses, until } from "../runtime/support.ts";
@@ -12,6 +14,45 @@ import { withPubSubEngine } from "../support/pubsub_server/fixture.ts";
 import { externalEmulator, TEST_PROJECT } from "../support/pubsub_server/mod.ts";
 
 const test = externalEmulator() ? Deno.test.ignore : tier2Test;
+
+tier2Test(
+  "pubsub ordering keys on an on-complete channel: one instance per key at a time, in order",
+  async () => {
+    await withPubSubEngine(
+      "ordered",
+      { ackMode: "on-complete" },
+      async ({ engine, peer, topics }) => {
+        const keys = ["a", "b", "c"];
+        const sends: Promise<string>[] = [];
+        for (let seq = 0; seq < 6; seq++) {
+          for (const key of keys) {
+            sends.push(peer.publish(topics.orders, { orderId: `${key}-${seq}`, key }, {}, key));
+          }
+        }
+        await Promise.all(sends);
+        await peer.take(topics.read.confirmed, 18);
+        await until(async () =>
+          (await instanceStatuses(engine)).filter((s) => s === "COMPLETED").length === 18
+        );
+        const { rows } = await engine.database.query<
+          { value: string; created_at: Date; ended_at: Date }
+        >(
+          `select a.value, i.created_at, i.ended_at from aliases a
+         join instances i on i.instance_id = a.instance_id
+        where a.name = 'orderId' order by i.created_at`,
+        );
+        assert.equal(rows.length, 18);
+        for (const key of keys) {
+          const ofKey = rows.filter((r) => r.value.startsWith(`${key}-`));
+          assert.deepEqual(ofKey.map((r) => r.value), [0, 1, 2, 3, 4, 5].map((n) => `${key}-${n}`));
+          for (let i = 1; i < ofKey.length; i++) {
+            assert.ok(ofKey[i - 1].ended_at <= ofKey[i].created_at, `${ofKey[i].value} waited`);
+          }
+        }
+      },
+    );
+  },
+);
 
 test("pubsub ack-deadline expiry during an on-complete flow: redelivered, not run twice", async () => {
   await withPubSubEngine("expiry", { ackMode: "on-complete" }, async (ctx) => {
