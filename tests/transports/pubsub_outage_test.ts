@@ -3,7 +3,8 @@
  * is stopped and started again on the same port with its state): a
  * `q:send` made while the service is down stays in the outbox, retried
  * with its failure recorded, and is removed only once the service accepted
- * the publish — which then arrives exactly once.
+ * the publish — which then arrives exactly once; the channel's streaming
+ * pull resumes by itself.
  */
 import assert from "node:assert/strict";
 import { post, until } from "../runtime/support.ts";

@@ -126,7 +126,7 @@ export class PubSubGrpcServer {
     const server = this.#server;
     this.#server = undefined;
     clearInterval(this.#sweep);
-    for (const stream of this.#streams.values()) stream.call.end();
+    // The open streams die with their connections, as when a server goes away.
     this.#streams.clear();
     if (!server) return Promise.resolve();
     server.forceShutdown();
