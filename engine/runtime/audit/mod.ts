@@ -11,11 +11,12 @@ export {
   observedVariables,
   type ObserveOptions,
   protectedVariables,
-  type Protection,
+  type VariableProtection,
 } from "./observed.ts";
 export { type AuditRecord, auditRecords, type CommittedStep, parseAuditRecord } from "./record.ts";
 export { JsonlAuditSink, type JsonlSinkOptions, pathSegment } from "./jsonl_sink.ts";
 export { type AuditRoute, AuditSinks, type AuditSinksOptions } from "./sinks.ts";
+export { openProtection, type Protection, type ProtectionOptions } from "./protection.ts";
 export {
   parseUntil,
   type Replay,

@@ -28,7 +28,7 @@ import type { Registry } from "../../core/registry.ts";
 import { type InstanceState, sensitiveVariables } from "../../executor/mod.ts";
 
 /** How one bound variable is protected: whole (a class) or by located spans (redactor names). */
-export type Protection =
+export type VariableProtection =
   | { readonly kind: "whole"; readonly dataClass: string }
   | { readonly kind: "spans"; readonly redactors: readonly string[]; readonly dataClass?: string };
 
@@ -48,8 +48,8 @@ function processesOf(state: InstanceState): Set<string> {
 export function protectedVariables(
   plan: ExecutionPlan,
   state: InstanceState,
-): Map<string, Protection> {
-  const out = new Map<string, Protection>();
+): Map<string, VariableProtection> {
+  const out = new Map<string, VariableProtection>();
   for (const [name, dataClass] of sensitiveVariables(plan, state)) {
     out.set(name, { kind: "whole", dataClass });
   }
