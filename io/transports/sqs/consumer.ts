@@ -133,9 +133,11 @@ export class ChannelConsumer {
     try {
       await keepConnected(async (connected) => {
         reached ??= await this.#reach(signal);
-        connected();
-        this.#o.logger.info("consuming", { channel: name, queue: o.queue });
-        await this.#receiveLoop(reached, signal);
+        await this.#receiveLoop(reached, signal, () => {
+          // Reached once a receive went through, so an outage backs off instead of looping.
+          connected();
+          this.#o.logger.info("consuming", { channel: name, queue: o.queue });
+        });
       }, { logger: this.#o.logger, what: `sqs channel '${name}'`, signal });
     } finally {
       await Promise.allSettled([...this.#inFlight]);
@@ -172,9 +174,13 @@ export class ChannelConsumer {
     }
   }
 
-  /** Long-polls while stopping has not begun; throws what a failed receive threw. */
-  async #receiveLoop(q: Reached, signal: AbortSignal): Promise<void> {
+  /**
+   * Long-polls while stopping has not begun, calling `received` after the
+   * first receive that went through; throws what a failed receive threw.
+   */
+  async #receiveLoop(q: Reached, signal: AbortSignal, received: () => void): Promise<void> {
     const o = this.#o.options;
+    let first = true;
     while (!signal.aborted) {
       while (this.#inFlight.size >= o.prefetch && !signal.aborted) {
         await Promise.race(this.#inFlight);
@@ -194,6 +200,8 @@ export class ChannelConsumer {
           { abortSignal: signal },
         );
         messages = out.Messages ?? [];
+        if (first) received();
+        first = false;
       } catch (error) {
         if (signal.aborted) return;
         throw error;
