@@ -186,9 +186,10 @@ export class PubSubConsumer {
         subscription: o.subscription,
       });
       await Promise.race([ended, this.#stopped()]);
-      // Deliveries in flight settle first (their acks are flushed by close); held ones are
-      // handed back because the consumer is stopping.
-      await Promise.allSettled([...this.#inFlight]);
+      // Stopping: deliveries in flight settle first (held ones are handed back), and close
+      // flushes their acks. A failed subscription does not wait for held instances: close
+      // gives the client's inventory its timeout, then nacks what is left.
+      if (this.#abort.signal.aborted) await Promise.allSettled([...this.#inFlight]);
       await subscription.close().catch(() => {});
       if (failure !== undefined && !this.#abort.signal.aborted) throw failure;
     } finally {
