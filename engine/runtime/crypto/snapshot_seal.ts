@@ -84,15 +84,21 @@ export async function sealSnapshot(text: string, options: SealOptions): Promise<
       { attributes: { tenant: options.tenant, instanceId } },
     ));
   }
-  for (const key of targets) {
-    const sealed = await sealBytes(
+  // Each value is its own Web Crypto call; they run together rather than one after another.
+  const sealed = await Promise.all(targets.map((key) =>
+    sealBytes(
       dek.key,
       encoder.encode(entries.get(key)!),
       aad(options.tenant, instanceId, key, dek.keyId),
-    );
+    )
+  ));
+  targets.forEach((key, i) => {
     entries.delete(key);
-    entries.set(`${SEALED_PREFIX}${key.slice(6)}`, `${VERSION}:${dek.keyId}:${sealed.toBase64()}`);
-  }
+    entries.set(
+      `${SEALED_PREFIX}${key.slice(6)}`,
+      `${VERSION}:${dek.keyId}:${sealed[i].toBase64()}`,
+    );
+  });
   if (entries.get(GENERATION) === PLAIN) entries.set(GENERATION, ENCRYPTED);
   return renderContainer(entries);
 }
@@ -123,45 +129,59 @@ export async function openSnapshot(
   if (!isSealed(text)) return text;
   const entries = parseContainer(text);
   const instanceId = entries.get("sutra.instance") ?? "";
-  for (const [sealedKey, value] of [...entries]) {
-    if (!sealedKey.startsWith(SEALED_PREFIX)) continue;
-    const key = `sutra.${sealedKey.slice(SEALED_PREFIX.length)}`;
-    const [version, keyId, body] = value.split(":");
-    const where = { tenant: options.tenant, instanceId, variable: key, keyId: keyId ?? "" };
-    const dek = keyId === undefined ? undefined : options.keyring?.get(options.tenant, keyId);
-    if (!dek) {
-      throw new DiagnosticError(diagnostic(
-        "SUTRA.CRYPTO.KEY_UNKNOWN",
-        options.keyring
-          ? `entry '${key}' of instance '${instanceId}' is sealed under data key '${keyId}', which the keyring does not hold for tenant '${options.tenant}'`
-          : `entry '${key}' of instance '${instanceId}' is encrypted and no keyring is configured (sutra.crypto.keyring)`,
-        { attributes: where },
-      ));
-    }
-    let plain: Uint8Array<ArrayBuffer> | undefined;
-    try {
-      plain = version === VERSION
-        ? await openBytes(
-          dek.key,
-          Uint8Array.fromBase64(body ?? ""),
-          aad(options.tenant, instanceId, key, dek.keyId),
-        )
-        : undefined;
-    } catch {
-      plain = undefined;
-    }
-    if (!plain) {
-      throw new DiagnosticError(diagnostic(
-        "SUTRA.CRYPTO.DECRYPT_FAILED",
-        `entry '${key}' of instance '${instanceId}' does not authenticate under data key '${keyId}' of tenant '${options.tenant}'`,
-        { attributes: where },
-      ));
-    }
+  const sealed = [...entries].filter(([key]) => key.startsWith(SEALED_PREFIX));
+  // Each value is its own Web Crypto call; they run together. Any failure fails the whole open.
+  const opened = await Promise.all(
+    sealed.map(([sealedKey, value]) => openEntry(sealedKey, value, instanceId, options)),
+  );
+  sealed.forEach(([sealedKey], i) => {
     entries.delete(sealedKey);
-    entries.set(key, decoder.decode(plain));
-  }
+    entries.set(opened[i][0], opened[i][1]);
+  });
   if (entries.get(GENERATION) === ENCRYPTED) entries.set(GENERATION, PLAIN);
   return renderContainer(entries);
+}
+
+/** One sealed entry opened: the entry key and value the executor wrote. */
+async function openEntry(
+  sealedKey: string,
+  value: string,
+  instanceId: string,
+  options: OpenOptions,
+): Promise<[string, string]> {
+  const key = `sutra.${sealedKey.slice(SEALED_PREFIX.length)}`;
+  const [version, keyId, body] = value.split(":");
+  const where = { tenant: options.tenant, instanceId, variable: key, keyId: keyId ?? "" };
+  const dek = keyId === undefined ? undefined : options.keyring?.get(options.tenant, keyId);
+  if (!dek) {
+    throw new DiagnosticError(diagnostic(
+      "SUTRA.CRYPTO.KEY_UNKNOWN",
+      options.keyring
+        ? `entry '${key}' of instance '${instanceId}' is sealed under data key '${keyId}', which the keyring does not hold for tenant '${options.tenant}'`
+        : `entry '${key}' of instance '${instanceId}' is encrypted and no keyring is configured (sutra.crypto.keyring)`,
+      { attributes: where },
+    ));
+  }
+  let plain: Uint8Array<ArrayBuffer> | undefined;
+  try {
+    plain = version === VERSION
+      ? await openBytes(
+        dek.key,
+        Uint8Array.fromBase64(body ?? ""),
+        aad(options.tenant, instanceId, key, dek.keyId),
+      )
+      : undefined;
+  } catch {
+    plain = undefined;
+  }
+  if (!plain) {
+    throw new DiagnosticError(diagnostic(
+      "SUTRA.CRYPTO.DECRYPT_FAILED",
+      `entry '${key}' of instance '${instanceId}' does not authenticate under data key '${keyId}' of tenant '${options.tenant}'`,
+      { attributes: where },
+    ));
+  }
+  return [key, decoder.decode(plain)];
 }
 
 /**
