@@ -241,12 +241,20 @@ export class ChannelConsumer {
     // Not begun, so not committed: a stopping consumer leaves it for the next owner.
     if (this.#abort.signal.aborted) return;
     offsets.begin(BigInt(message.offset));
-    const key = this.#o.options.ordering === "partition" || message.key === null
-      ? this.#o.options.ordering === "partition" ? `${partition}` : `${partition}@${message.offset}`
-      : `${partition}:${message.key.toString("base64")}`;
-    const work = this.#sequencer.run(key, () => this.#process(payload, offsets));
+    const work = this.#sequencer.run(
+      this.#orderingKey(partition, message),
+      () => this.#process(payload, offsets),
+    );
     this.#inFlight.add(work);
     void work.finally(() => this.#inFlight.delete(work));
+  }
+
+  /** What a record waits behind: its key's earlier records, or its partition's with `ordering: partition`. */
+  #orderingKey(partition: number, message: KafkaMessage): string {
+    if (this.#o.options.ordering === "partition") return `${partition}`;
+    // A record without a key keeps no order with the others.
+    if (message.key === null) return `${partition}@${message.offset}`;
+    return `${partition}:${message.key.toString("base64")}`;
   }
 
   /** One record to its end: delivered, retried, dead-lettered or abandoned. Never rejects. */

@@ -49,8 +49,8 @@ export class PartitionOffsets {
     this.#finished.add(offset);
     this.#inFlight--;
     while (this.#open.length > 0 && this.#finished.delete(this.#open[0])) this.#open.shift();
-    const waiter = this.#waiting.shift();
-    waiter?.();
+    // Every waiter checks again (some may have given up waiting to heartbeat).
+    this.release();
   }
 
   /** The offset to commit (the first unfinished one), or undefined when nothing new is finished. */
@@ -65,7 +65,7 @@ export class PartitionOffsets {
     if (this.#committed === undefined || offset > this.#committed) this.#committed = offset;
   }
 
-  /** Releases every waiter (the consumer is stopping or lost the partition). */
+  /** Wakes every waiter of {@link room} (a record finished, or the partition was fenced). */
   release(): void {
     const waiting = this.#waiting;
     this.#waiting = [];
