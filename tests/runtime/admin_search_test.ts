@@ -18,6 +18,8 @@ import SwaggerParser from "@apidevtools/swagger-parser";
 import type { Database } from "../../engine/persistence/mod.ts";
 import type { RunningEngine } from "../../engine/runtime/mod.ts";
 import { searchStatement } from "../../engine/runtime/instances/search.ts";
+import { INCIDENT_STATEMENTS } from "../../engine/runtime/instances/incidents.ts";
+import { DEPLOYMENTS_STATEMENT } from "../../engine/runtime/instances/deployments_view.ts";
 import { tier2Test, withServerDatabase } from "../support/test_database.ts";
 import { bootEngine, codeOf, get } from "./support.ts";
 
@@ -179,9 +181,12 @@ async function searchesAndPlans(engine: RunningEngine): Promise<void> {
       if (found.length > 0) problems.push(`${query || "(no filter)"}: ${found.join("; ")}`);
     }
   }
-  for (const path of ["/admin/incidents", "/admin/deployments"]) {
-    assert.equal((await get(engine, path)).status, 200);
+  for (const [kind, sql] of Object.entries(INCIDENT_STATEMENTS)) {
+    const found = scans(await genericPlan(engine.database, sql, [50]));
+    if (found.length > 0) problems.push(`incidents of kind ${kind}: ${found.join("; ")}`);
   }
+  const deployments = scans(await genericPlan(engine.database, DEPLOYMENTS_STATEMENT, ["active"]));
+  if (deployments.length > 0) problems.push(`deployment listing: ${deployments.join("; ")}`);
   assert.deepEqual(problems, []);
 }
 

@@ -26,14 +26,24 @@ export interface DeploymentView {
   readonly instances: { readonly live: number; readonly failed: number };
 }
 
+const count = (statuses: string) =>
+  `(select count(*)::int from instances i
+     where i.deployment_id = d.deployment_id and i.tenant = d.tenant and i.status in (${statuses}))`;
+
+/** The listing (`$1` a status, or null for all). */
+export const DEPLOYMENTS_STATEMENT =
+  `select d.deployment_id, d.tenant, d.slot, d.labels, d.status, d.created_at, d.activated_at,
+        d.drained_at, d.retired_at, d.failure_code,
+        ${count("'RUNNING', 'SUSPENDED'")} as live, ${count("'FAILED'")} as failed
+       from deployments d
+      where ($1::text is null or d.status = $1::text)
+      order by d.created_at desc, d.deployment_id`;
+
 /** Every deployment (or those with `status`), newest first. */
 export async function listDeployments(
   db: Queryable,
   status?: string,
 ): Promise<DeploymentView[]> {
-  const count = (statuses: string) =>
-    `(select count(*)::int from instances i
-       where i.deployment_id = d.deployment_id and i.tenant = d.tenant and i.status in (${statuses}))`;
   const { rows } = await db.query<{
     deployment_id: string;
     tenant: string;
@@ -48,12 +58,7 @@ export async function listDeployments(
     live: number;
     failed: number;
   }>(
-    `select d.deployment_id, d.tenant, d.slot, d.labels, d.status, d.created_at, d.activated_at,
-        d.drained_at, d.retired_at, d.failure_code,
-        ${count("'RUNNING', 'SUSPENDED'")} as live, ${count("'FAILED'")} as failed
-       from deployments d
-      where ($1::text is null or d.status = $1::text)
-      order by d.created_at desc, d.deployment_id`,
+    DEPLOYMENTS_STATEMENT,
     [status ?? null],
   );
   const iso = (d: Date | null) => d?.toISOString() ?? null;

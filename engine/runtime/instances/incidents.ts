@@ -46,7 +46,8 @@ interface IncidentRow {
   destination: string | null;
 }
 
-const STATEMENTS: Record<IncidentKind, string> = {
+/** The statement listing one kind of incident (`$1` the limit). */
+export const INCIDENT_STATEMENTS: Readonly<Record<IncidentKind, string>> = {
   instance: `select instance_id as id, tenant, instance_id, deployment_id, failure_code as code,
       failure_detail as message, failure_node as node, updated_at as at, null as destination
     from instances where status = 'FAILED'
@@ -71,7 +72,7 @@ export async function listIncidents(
 ): Promise<Incident[]> {
   const kinds = options.kinds ?? INCIDENT_KINDS;
   const pages = await Promise.all(kinds.map(async (kind) => {
-    const { rows } = await db.query<IncidentRow>(STATEMENTS[kind], [options.limit]);
+    const { rows } = await db.query<IncidentRow>(INCIDENT_STATEMENTS[kind], [options.limit]);
     return rows.map((r): Incident => ({
       kind,
       id: r.id,
