@@ -6,7 +6,14 @@
  * flow, and per-group order on a FIFO queue.
  */
 import assert from "node:assert/strict";
+import { createLogger } from "../../engine/core/mod.ts";
+import type {
+  BoundChannel,
+  OutboundMessage,
+  TransportContext,
+} from "../../engine/core/transport.ts";
 import type { RunningEngine } from "../../engine/runtime/mod.ts";
+import { sqsSink } from "../../io/transports/sqs/mod.ts";
 import { bootEngine, instanceStatuses, until } from "../runtime/support.ts";
 import { withServerDatabase } from "../support/test_database.ts";
 import {
@@ -229,5 +236,79 @@ sqsTest(
         }
       }
     });
+  },
+);
+
+sqsTest(
+  "sqs sink: FIFO group and deduplication ids; a message SQS refuses for good is poison",
+  sqs,
+  async (sqs) => {
+    const q = uniquePrefix("sink");
+    const queues = new SqsQueues(sqs.endpoint);
+    const names = [`${q}-out.fifo`, `${q}-plain`];
+    await queues.create(...names);
+    // The sink takes the settings of the engine's first sqs channel (SUTRA_SQS_ENDPOINT unset).
+    const channel: BoundChannel = {
+      tenant: "default",
+      deploymentId: "d",
+      ackMode: "on-persist",
+      declaration: {
+        name: "out",
+        transport: "sqs",
+        options: {
+          endpoint: sqs.endpoint,
+          "access-key-id": "test",
+          "secret-access-key": "env:SQS_SECRET",
+        },
+      },
+    };
+    const context: TransportContext = {
+      channels: () => [channel],
+      deliver: () => Promise.reject(new Error("no intake here")),
+      http: { add: () => {} },
+      logger: createLogger("test", { filter: "error", write: () => {} }),
+      resolveSecret: (reference) =>
+        reference === "env:SQS_SECRET"
+          ? Promise.resolve(Deno.env.get("SUTRA_TEST_SQS_SECRET") ?? "test")
+          : Promise.reject(new Error(`unset: ${reference}`)),
+      payloadCapBytes: 1_000_000,
+      ackHoldMs: 1000,
+    };
+    const sink = sqsSink(context);
+    const message = (destination: string, body: string, headers = {}): OutboundMessage => ({
+      destination,
+      headers,
+      body: new TextEncoder().encode(body),
+      contentType: "application/json",
+      idempotencyKey: `key-${body.length}`,
+      attempt: 1,
+    });
+    try {
+      assert.deepEqual(
+        await sink.send(
+          message(`sqs://${q}-out.fifo`, "{}", {
+            "sqs-message-group-id": "customer-7",
+            trace: "t",
+          }),
+        ),
+        { outcome: "delivered" },
+      );
+      const [sent] = await queues.await(`${q}-out.fifo`, 1);
+      assert.equal(sent.system.MessageGroupId, "customer-7");
+      assert.equal(sent.system.MessageDeduplicationId, "key-2");
+      assert.equal(sent.attributes["idempotency-key"], "key-2");
+      assert.equal(sent.attributes.trace, "t");
+      assert.equal(sent.attributes["sqs-message-group-id"], undefined);
+      const tooLarge = await sink.send(message(`sqs://${q}-plain`, "x".repeat(1_100_000)));
+      assert.equal(tooLarge.outcome, "poison");
+      const missing = await sink.send(message(`sqs://${q}-nowhere`, "{}"));
+      assert.equal(missing.outcome, "retry");
+      const bad = await sink.send(message("sqs://not a queue", "{}"));
+      assert.equal(bad.outcome, "poison");
+      assert.match(String((bad as { error: string }).error), /SUTRA\.BROKER\.DESTINATION_INVALID/);
+    } finally {
+      sink.close();
+      await queues.close(names);
+    }
   },
 );

@@ -2,9 +2,11 @@
  * The `sqs` sink: outbox rows whose destination is
  * `sqs://<queue>[?group=<id>][&channel=<name>]` are sent with
  * `SendMessage`. A row is `delivered` only once SQS answered with the
- * message's id; an unreachable endpoint, a missing queue or a refusal is a
- * retry (`SUTRA.BROKER.PUBLISH_FAILED`), a destination that cannot be parsed
- * is poison (`SUTRA.BROKER.DESTINATION_INVALID`).
+ * message's id; an unreachable endpoint, a missing queue or a throttled
+ * send is a retry (`SUTRA.BROKER.PUBLISH_FAILED`); a message SQS refuses
+ * for good (too large, characters it does not carry) is poison with that
+ * code, and so is a destination that cannot be parsed
+ * (`SUTRA.BROKER.DESTINATION_INVALID`).
  *
  * The row's idempotency key travels as the message attribute
  * `idempotency-key` and, on a FIFO queue, as the `MessageDeduplicationId`
@@ -48,6 +50,14 @@ export const GROUP_HEADER = "sqs-message-group-id";
 export const DEDUPLICATION_HEADER = "sqs-message-deduplication-id";
 /** The attribute carrying the outbox row's idempotency key. */
 export const IDEMPOTENCY_ATTRIBUTE = "idempotency-key";
+
+/**
+ * SQS errors no retry can get past: the message itself is refused (too
+ * large, characters SQS does not carry, a bad attribute). Names come bare
+ * (`InvalidMessageContents`) or prefixed (`AWS.SimpleQueueService.…`).
+ */
+const REFUSED_FOR_GOOD =
+  /(^|\.)(InvalidParameterValue|InvalidMessageContents|InvalidAttributeName|InvalidAttributeValue|UnsupportedOperation)$/;
 
 /** What a destination names. */
 export interface SqsDestination {
@@ -141,10 +151,10 @@ export function sqsSink(context: TransportContext): RemoteSink & { close(): void
         if (!out.MessageId) throw new Error("SQS answered without a message id");
         return { outcome: "delivered" };
       } catch (error) {
-        return {
-          outcome: "retry",
-          error: `SUTRA.BROKER.PUBLISH_FAILED: ${errorMessage(error)} (${message.destination})`,
-        };
+        const reason = `${errorMessage(error)} (${message.destination})`;
+        return REFUSED_FOR_GOOD.test(error instanceof Error ? error.name : "")
+          ? { outcome: "poison", error: `SUTRA.BROKER.PUBLISH_FAILED: refused for good: ${reason}` }
+          : { outcome: "retry", error: `SUTRA.BROKER.PUBLISH_FAILED: ${reason}` };
       }
     },
     close() {
