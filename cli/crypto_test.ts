@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
-import { createCryptoCommand } from "./crypto.ts";
-import { runCli } from "./main.ts";
+import { createCryptoCommand, cryptoCommand } from "./crypto.ts";
+import { UsageError } from "./command.ts";
+import { DiagnosticError } from "../engine/core/diagnostic.ts";
 import { loadKeyring, readKeyringFile } from "../engine/runtime/crypto/mod.ts";
 import "../io/secrets/mod.ts";
 
@@ -69,25 +70,30 @@ Deno.test("provision-dek refuses a duplicate id, a bad KEK and missing flags, ch
   const dir = await Deno.makeTempDir();
   const keyring = `${dir}/keyring.json`;
   const { err, io } = cliIo({ KEK, SHORT: "c2hvcnQ=" });
-  const args = ["crypto", "provision-dek", "--keyring", keyring, "--key-id", "k1"];
-  assert.equal(await runCli([...args, "--kek", "env:KEK"], { io }), 0, err.join(""));
+  const run = (...args: string[]) => cryptoCommand.run(["provision-dek", ...args], io);
+  const with1 = ["--keyring", keyring, "--key-id", "k1"];
+  const with2 = ["--keyring", keyring, "--key-id", "k2"];
+  assert.equal(await run(...with1, "--kek", "env:KEK"), 0, err.join(""));
   const before = await Deno.readTextFile(keyring);
 
-  err.length = 0;
-  assert.equal(await runCli([...args, "--kek", "env:KEK"], { io }), 1);
-  assert.match(err.join(""), /SUTRA\.CRYPTO\.KEYRING_INVALID.*already holds key 'k1'/);
-  err.length = 0;
-  assert.equal(await runCli([...args.slice(0, -1), "k2", "--kek", "env:SHORT"], { io }), 1);
-  assert.match(err.join(""), /SUTRA\.CRYPTO\.KEK_INVALID/);
-  err.length = 0;
-  assert.equal(await runCli([...args.slice(0, -1), "k2", "--kek", "env:UNSET"], { io }), 1);
-  assert.match(err.join(""), /SUTRA\.CRYPTO\.KEK_INVALID/);
-  assert.equal(await runCli([...args.slice(0, -1), "k2", "--kek", "literal-key"], { io }), 1);
-  assert.equal(await runCli([...args.slice(0, -1), "bad id!", "--kek", "env:KEK"], { io }), 1);
-  assert.equal(
-    await runCli(["crypto", "provision-dek", "--key-id", "k3", "--kek", "env:KEK"], { io }),
-    2,
+  const refused = (code: string, pattern = /./) => (e: unknown) =>
+    e instanceof DiagnosticError && e.diagnostics[0].code === code &&
+    pattern.test(e.diagnostics[0].message);
+  await assert.rejects(
+    run(...with1, "--kek", "env:KEK"),
+    refused("SUTRA.CRYPTO.KEYRING_INVALID", /already holds key 'k1'/),
   );
-  assert.equal(await runCli(["crypto", "rotate", "--keyring", keyring], { io }), 2);
+  await assert.rejects(run(...with2, "--kek", "env:SHORT"), refused("SUTRA.CRYPTO.KEK_INVALID"));
+  await assert.rejects(run(...with2, "--kek", "env:UNSET"), refused("SUTRA.CRYPTO.KEK_INVALID"));
+  await assert.rejects(run(...with2, "--kek", "literal-key"), refused("SUTRA.CRYPTO.KEK_INVALID"));
+  await assert.rejects(
+    run("--keyring", keyring, "--key-id", "bad id!", "--kek", "env:KEK"),
+    refused("SUTRA.CRYPTO.KEYRING_INVALID"),
+  );
+  await assert.rejects(run("--key-id", "k3", "--kek", "env:KEK"), {
+    name: "UsageError",
+    message: /--keyring PATH/,
+  });
+  await assert.rejects(cryptoCommand.run(["rotate", "--keyring", keyring], io), UsageError);
   assert.equal(await Deno.readTextFile(keyring), before);
 });

@@ -10,7 +10,7 @@ import {
   pathSegment,
   replayInstance,
 } from "../../engine/runtime/audit/mod.ts";
-import { runCli } from "../../cli/main.ts";
+import { DiagnosticError } from "../../engine/core/diagnostic.ts";
 import { auditReplayCommand } from "../../cli/audit_replay.ts";
 import { CARD, parkedPayment, paymentPlan, SECRET } from "./protection_support.ts";
 
@@ -255,10 +255,9 @@ Deno.test("sutra audit-replay prints one instance's events; bad input is a diagn
     env: () => undefined,
   };
 
+  const replay = (...args: string[]) => auditReplayCommand.run(args, io);
   assert.equal(
-    await runCli(["audit-replay", "i-1", "--from-jsonl", dir, "--until", "instance.suspended"], {
-      io,
-    }),
+    await replay("i-1", "--from-jsonl", dir, "--until", "instance.suspended"),
     0,
     err.join(""),
   );
@@ -283,17 +282,15 @@ Deno.test("sutra audit-replay prints one instance's events; bad input is a diagn
   );
   assert.equal(out.join("").trimEnd().split("\n").map((l) => JSON.parse(l)).length, 15);
 
+  const invalid = (e: unknown) =>
+    e instanceof DiagnosticError && e.diagnostics[0].code === "SUTRA.AUDIT.REPLAY_INPUT_INVALID";
+  await assert.rejects(replay("i-1", "--from-jsonl", `${dir}/missing`), invalid);
+  await assert.rejects(replay("i-1", "--from-jsonl", dir, "--until", "2026-12-02T00:00"), invalid);
   err.length = 0;
-  assert.equal(await runCli(["audit-replay", "i-1", "--from-jsonl", `${dir}/missing`], { io }), 1);
-  assert.match(err.join(""), /SUTRA\.AUDIT\.REPLAY_INPUT_INVALID/);
-  err.length = 0;
-  assert.equal(
-    await runCli(["audit-replay", "i-1", "--from-jsonl", dir, "--until", "2026-12-02T00:00"], {
-      io,
-    }),
-    1,
-  );
-  assert.match(err.join(""), /SUTRA\.AUDIT\.REPLAY_INPUT_INVALID/);
-  assert.equal(await runCli(["audit-replay", "i-404", "--from-jsonl", dir], { io }), 1);
-  assert.equal(await runCli(["audit-replay", "i-1"], { io }), 2, "--from-jsonl is required");
+  assert.equal(await replay("i-404", "--from-jsonl", dir), 1);
+  assert.match(err.join(""), /no audit events of instance 'i-404'/);
+  await assert.rejects(replay("i-1"), {
+    name: "UsageError",
+    message: /--from-jsonl PATH is required/,
+  });
 });
