@@ -3,7 +3,9 @@
  * connection splitting the byte stream into requests, and the dispatch to
  * the handler of each API key. Answers may leave in another order than
  * the requests came (a held fetch does not block a heartbeat on the same
- * connection); clients match them by correlation id.
+ * connection); clients match them by correlation id. A request the broker
+ * cannot serve drops its connection, as Kafka does; with
+ * `SUTRA_TEST_KAFKA_BROKER_DEBUG` set the reason is printed to stderr.
  *
  * @module
  */
@@ -85,7 +87,7 @@ export class Listener {
       }
     } catch (error) {
       // A connection reset, or a request this broker does not speak: drop the connection.
-      if (Deno.env.get("KAFKA_BROKER_DEBUG")) console.error("kafka test broker:", error);
+      if (Deno.env.get("SUTRA_TEST_KAFKA_BROKER_DEBUG")) console.error("kafka test broker:", error);
     } finally {
       await Promise.allSettled([...pending]);
       await writing;
