@@ -7,7 +7,7 @@
  * structured mode.
  */
 import assert from "node:assert/strict";
-import { instanceStatuses, until } from "../runtime/support.ts";
+import { instanceStatuses, post, until } from "../runtime/support.ts";
 import { tier2Test } from "../support/test_database.ts";
 import { withPubSubEngine } from "../support/pubsub_server/fixture.ts";
 
@@ -99,9 +99,9 @@ tier2Test(
 );
 
 tier2Test(
-  "pubsub CloudEvents: binary and structured events run; a broken structured one is poison",
+  "pubsub CloudEvents: binary and structured in, binary out; a broken structured event is poison",
   async () => {
-    await withPubSubEngine("cloudevents", {}, async ({ peer, topics }) => {
+    await withPubSubEngine("cloudevents", {}, async ({ engine, peer, topics }) => {
       await peer.publish(topics.orders, { orderId: "bin1" }, {
         "ce-specversion": "1.0",
         "ce-id": "e-1",
@@ -122,6 +122,14 @@ tier2Test(
       });
       const [dead] = await peer.take(topics.read.ordersDlq, 1);
       assert.equal(dead.attributes["sutra-diagnostic-code"], "SUTRA.INBOUND.CLOUDEVENT.INVALID");
+      // Out: a binary-mode emission carries its attributes as ce- attributes.
+      assert.equal((await post(engine, "/channels/ps-http", { orderId: "out1" })).status, 202);
+      const [out] = await peer.take(topics.read.confirmed, 1);
+      assert.equal(JSON.parse(out.body).orderId, "out1");
+      assert.equal(out.attributes["ce-specversion"], "1.0");
+      assert.equal(out.attributes["ce-type"], "forward.Forward");
+      assert.equal(out.attributes["ce-id"], out.attributes["sutra-idempotency-key"]);
+      assert.match(out.attributes["content-type"], /application\/json/);
     });
   },
 );
