@@ -21,7 +21,14 @@ import { Buffer } from "node:buffer";
 import rhea from "rhea";
 import type { EventContext, Message } from "rhea";
 import { Amqp10Connection } from "../io/transports/amqp10/_connection.ts";
-import { dropSchema, freshSchema, startBenchEngine, statelessChannelPackage } from "./_support.ts";
+import {
+  dropSchema,
+  firstTaken,
+  freshSchema,
+  inboxRate,
+  startBenchEngine,
+  statelessChannelPackage,
+} from "./_support.ts";
 
 /** Options for {@link amqp10BenchLine}. */
 export interface Amqp10BenchOptions {
@@ -113,29 +120,33 @@ async function engineLoop(o: Amqp10BenchOptions, address: string): Promise<numbe
     transport: "amqp10",
     options: { url: "env:SUTRA_BENCH_AMQP10_URL", address, prefetch: o.prefetch },
   });
+  const admin = await amqp.connect(o.brokerUrl);
+  const queue = queueOf(address);
+  const probe = await admin.createChannel();
+  const since = firstTaken(async () => (await probe.checkQueue(queue)).messageCount, o.messages);
   const engine = await startBenchEngine({
     env: {
       SUTRA_BENCH_AMQP10_URL: o.brokerUrl,
       SUTRA_INSTANCE_RETENTION: "PT0S",
-      ...(o.database ? { SUTRA_DATASOURCE_URL: o.database, SUTRA_DATASOURCE_SCHEMA: schema } : {}),
+      ...(o.database
+        ? { SUTRA_DATASOURCE_URL: o.database, SUTRA_DATASOURCE_SCHEMA: schema }
+        : { SUTRA_DATASOURCE_URL: "memory://" }),
     },
     packages: [dir],
   });
-  const count = async (done: boolean) =>
-    (await engine.database.query<{ n: number }>(
-      `select count(*)::int as n from inbox${done ? " where state = 'done'" : ""}`,
-    )).rows[0].n;
   try {
-    let started = 0;
-    while ((started = await count(false)) === 0) await new Promise((r) => setTimeout(r, 5));
-    const first = performance.now();
-    while (await count(true) < o.messages) await new Promise((r) => setTimeout(r, 50));
-    return (o.messages - started) / ((performance.now() - first) / 1000);
+    return await inboxRate(engine.database.query.bind(engine.database), o.messages, since);
   } finally {
     await engine.stop();
+    await admin.close();
     await Deno.remove(dir, { recursive: true });
     if (o.database) await dropSchema(o.database, schema);
   }
+}
+
+/** The queue an AMQP 1.0 `/queue/<name>` address names. */
+function queueOf(address: string): string {
+  return address.replace(/^\/queue\//, "");
 }
 
 /** Deletes the bench queues through the 0-9-1 client (AMQP 1.0 has no queue management). */
@@ -143,7 +154,7 @@ async function deleteQueues(brokerUrl: string, addresses: readonly string[]): Pr
   const connection = await amqp.connect(brokerUrl);
   try {
     const channel = await connection.createChannel();
-    for (const a of addresses) await channel.deleteQueue(a.replace(/^\/queue\//, ""));
+    for (const a of addresses) await channel.deleteQueue(queueOf(a));
   } finally {
     await connection.close();
   }

@@ -230,6 +230,49 @@ export async function startBenchEngine(options: {
   return running;
 }
 
+/**
+ * When a consumer began taking `messages` preloaded on a queue: resolves to
+ * the moment `ready` (the broker's count of messages ready on it) first
+ * drops below `messages`, after calling `onStart`. Start it before the
+ * engine whose consumer it watches.
+ */
+export async function firstTaken(
+  ready: () => Promise<number>,
+  messages: number,
+  onStart: () => void = () => {},
+): Promise<number> {
+  while (await ready() >= messages) await new Promise((r) => setTimeout(r, 2));
+  onStart();
+  return performance.now();
+}
+
+/**
+ * Messages per second an engine worked off `messages` preloaded on-persist
+ * messages at: from `since` ({@link firstTaken}) to the moment every one
+ * has run and no capture is pending, by the engine's inbox polled through
+ * `query` (keep it out of any statement count). A run leaves one row
+ * besides the message's capture (keyed `@<its key>`): its dedup record.
+ * The broker, not the inbox, starts the clock: the embedded database
+ * answers a poll only between the engine's own transactions.
+ */
+export async function inboxRate(
+  query: RunningEngine["database"]["query"],
+  messages: number,
+  since: Promise<number>,
+): Promise<number> {
+  for (;;) {
+    const { ran, pending } = (await query<{ ran: number; pending: number }>(
+      `select (count(*) filter (where event_id not like '@%'))::int as ran,
+              (count(*) filter (where state = 'pending'))::int as pending
+         from inbox`,
+    )).rows[0];
+    if (ran >= messages && pending === 0) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const end = performance.now();
+  return messages / ((end - await since) / 1000);
+}
+
 /** The queue channel of {@link statelessChannelPackage}. */
 export interface BenchChannel {
   readonly name: string;
