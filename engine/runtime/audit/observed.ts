@@ -11,7 +11,9 @@
  *   and no `q:redactors` (the author classified the payload but named
  *   nothing to find the spans, so all of it is hidden);
  * - with the spans its `q:source`'s `q:redactors` locate masked, when it is
- *   bound by such a source (a redactor that fails masks all of it);
+ *   bound by such a source (a redactor that fails masks all of it); the
+ *   `validation` summary such a source binds beside the payload is searched
+ *   the same way, since its issue messages may quote the payload;
  * - in its display form otherwise.
  *
  * The same set of names is what encryption at rest protects
@@ -26,6 +28,9 @@ import type { Diagnostic } from "../../core/diagnostic.ts";
 import { MASK, redact, type Redactor, redactors } from "../../core/redactor.ts";
 import type { Registry } from "../../core/registry.ts";
 import { type InstanceState, sensitiveVariables } from "../../executor/mod.ts";
+
+/** The variable intake binds a message's validation summary to, beside the payload. */
+const VALIDATION = "validation";
 
 /** How one bound variable is protected: whole (a class) or by located spans (redactor names). */
 export type VariableProtection =
@@ -58,20 +63,28 @@ export function protectedVariables(
     if (!processes.has(s.process)) continue;
     const dataClass = s.dataClass === "none" ? undefined : s.dataClass;
     if (s.redactors.length === 0 && dataClass === undefined) continue;
-    const had = out.get(s.variable);
-    if (had?.kind === "whole") continue;
-    if (s.redactors.length === 0) {
-      out.set(s.variable, { kind: "whole", dataClass: dataClass! });
-      continue;
-    }
-    const names = [...new Set([...(had?.redactors ?? []), ...s.redactors])].sort();
-    out.set(s.variable, {
-      kind: "spans",
-      redactors: names,
-      ...(dataClass ?? had?.dataClass ? { dataClass: dataClass ?? had?.dataClass } : {}),
-    });
+    // The validation summary quotes the payload in its issue messages: it is protected alike.
+    for (const name of [s.variable, VALIDATION]) protect(out, name, s.redactors, dataClass);
   }
   return out;
+}
+
+/** Adds one source's protection of `name` to `out`: whole wins, redactors pool. */
+function protect(
+  out: Map<string, VariableProtection>,
+  name: string,
+  redactors: readonly string[],
+  dataClass: string | undefined,
+): void {
+  const had = out.get(name);
+  if (had?.kind === "whole") return;
+  if (redactors.length === 0) {
+    out.set(name, { kind: "whole", dataClass: dataClass! });
+    return;
+  }
+  const names = [...new Set([...(had?.redactors ?? []), ...redactors])].sort();
+  const cls = dataClass ?? had?.dataClass;
+  out.set(name, { kind: "spans", redactors: names, ...(cls ? { dataClass: cls } : {}) });
 }
 
 /** Options for {@link observedVariables}. */
