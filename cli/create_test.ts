@@ -5,6 +5,7 @@ import { checkPackage, readPackageDir, transportCatalog } from "../engine/packag
 import { captureIo } from "../tests/support/cli_io.ts";
 import { UsageError } from "./command.ts";
 import { createCommand } from "./create.ts";
+import { elementTemplates } from "./scaffold/element_templates.ts";
 
 const transports = transportCatalog(["http", "local"]);
 const create = createCommand({ transports });
@@ -32,6 +33,7 @@ Deno.test("create app writes a workspace whose package lints clean", async () =>
       "created  deployments/.gitkeep",
       "created  samples/shop-request.xml",
       "created  smoke.sh",
+      "created  .camunda/element-templates/sutra.json",
       "created  README.md",
     ]);
     assert.deepEqual(await lintDir(`${root}/shop/packages/shop-main`), []);
@@ -39,6 +41,14 @@ Deno.test("create app writes a workspace whose package lints clean", async () =>
     const bpmn = await Deno.readTextFile(`${root}/shop/packages/shop-main/bpmn/shop.bpmn`);
     assert.match(bpmn, /<q:source channel="shop-request" messageTypeValue="ShopRequest"\/>/);
     assert.match(bpmn, /validation\.outcome = &quot;OK&quot;<\/bpmn:conditionExpression>/);
+    // The modeler's element templates, and the README line on using them.
+    const templates = await Deno.readTextFile(`${root}/shop/.camunda/element-templates/sutra.json`);
+    assert.deepEqual(JSON.parse(templates), elementTemplates("shop"));
+    const readme = await Deno.readTextFile(`${root}/shop/README.md`);
+    assert.match(
+      readme,
+      /finds the\nelement templates in `\.camunda\/element-templates\/sutra\.json`/,
+    );
   } finally {
     await Deno.remove(root, { recursive: true });
   }
@@ -54,7 +64,7 @@ Deno.test("create never overwrites: existing files are kept and reported", async
     assert.equal(await create.run(["app", "shop", "--dir", root, "--format", "json"], c.io), 0);
     const report = JSON.parse(c.out());
     assert.deepEqual(report.created, [`${root}/shop/smoke.sh`]);
-    assert.equal(report.kept.length, 10);
+    assert.equal(report.kept.length, 11);
     assert.equal(await Deno.readTextFile(`${root}/shop/README.md`), "mine\n");
   } finally {
     await Deno.remove(root, { recursive: true });

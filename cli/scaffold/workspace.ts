@@ -1,10 +1,11 @@
 /**
  * The application workspace around a scaffolded package: a README with the
- * exact commands, a sample message, a drop folder for sealed archives and a
- * health-gated smoke script.
+ * exact commands, a sample message, a drop folder for sealed archives, a
+ * health-gated smoke script and the Camunda Modeler element templates.
  *
  * @module
  */
+import { ELEMENT_TEMPLATES_PATH, elementTemplates } from "./element_templates.ts";
 import type { PackageFacts } from "./package.ts";
 import type { ScaffoldFile } from "./process.ts";
 
@@ -31,6 +32,10 @@ export function workspaceFiles(app: string, f: PackageFacts): ScaffoldFile[] {
     },
     { path: "smoke.sh", mode: 0o755, text: smokeScript(f, sample) },
     {
+      path: ELEMENT_TEMPLATES_PATH,
+      text: JSON.stringify(elementTemplates(f.module), null, 2) + "\n",
+    },
+    {
       path: "README.md",
       text: `# ${app}
 
@@ -50,6 +55,7 @@ ${pkg}/
 deployments/         sealed archives land here
 samples/             a message to send
 smoke.sh             waits for the engine, sends the sample, checks the reply
+${ELEMENT_TEMPLATES_PATH}  Camunda Modeler element templates
 \`\`\`
 
 ## Check and seal
@@ -91,6 +97,18 @@ curl -sS -X POST http://localhost:8080/channels/${f.channel} \\
   --data-binary @${sample}
 ./smoke.sh
 \`\`\`
+
+## Draw it in Camunda Modeler
+
+Open \`${pkg}/bpmn/${f.module}.bpmn\` in Camunda Modeler: it finds the
+element templates in \`${ELEMENT_TEMPLATES_PATH}\` by itself (it looks
+in \`.camunda/element-templates\` above the diagram). Select a task and
+choose a "Sutra:" template — registered task, channel call, render a
+template, decision, FEEL script — to set what implements it, checked as you
+type. To have them for every diagram, copy the file into the modeler's own
+\`resources/element-templates\` folder. The \`q:\` elements (channels,
+aliases, retries, stores) are described for bpmn.io tools by \`xsd/q.json\`
+in the Sutra checkout (its \`docs/authoring.md\`).
 
 ## Grow it
 
