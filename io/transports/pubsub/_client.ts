@@ -75,7 +75,7 @@ export async function openClient(
     {
       projectId: project,
       ...(endpoint === undefined ? {} : { apiEndpoint: endpoint }),
-      ...(key === undefined ? {} : { credentials: JSON.parse(key) }),
+      ...(key === undefined ? {} : { credentials: serviceAccount(key) }),
       // An emulator needs no credentials; naming the universe keeps the auth library from probing
       // the GCE metadata server first.
       ...(emulator ? { emulatorMode: true, universeDomain: "googleapis.com" } : {}),
@@ -84,6 +84,17 @@ export async function openClient(
     } as ConstructorParameters<typeof PubSub>[0],
   );
   return { client, project };
+}
+
+/** A service-account key; the error never quotes the secret (JSON.parse's message would). */
+function serviceAccount(key: string): Record<string, unknown> {
+  try {
+    const parsed = JSON.parse(key);
+    if (parsed !== null && typeof parsed === "object") return parsed;
+  } catch {
+    // reported below
+  }
+  throw new Error("the 'credentials' reference does not resolve to a JSON service-account key");
 }
 
 /** A message's attributes and properties as the delivery's lower-case string headers. */

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import type { BoundChannel } from "../../../engine/core/transport.ts";
+import type { BoundChannel, TransportContext } from "../../../engine/core/transport.ts";
 import { readPubSubOptions } from "./options.ts";
 import { parseDestination } from "./sink.ts";
-import { outboundAttributes } from "./_client.ts";
+import { openClient, outboundAttributes } from "./_client.ts";
 
 function bound(options: Record<string, unknown>): BoundChannel {
   return {
@@ -68,4 +68,19 @@ Deno.test("pubsub outbound: the ordering-key header is taken out of the attribut
     orderingKey: "k1",
   });
   assert.deepEqual(outboundAttributes({ "pubsub-ordering-key": "" }), { attributes: {} });
+});
+
+Deno.test("pubsub client: a credentials reference that is not a JSON key fails without quoting it", async () => {
+  const context = {
+    resolveSecret: (reference: string) =>
+      Promise.resolve(reference === "secret:sa" ? "not-json-s3cr3t" : reference),
+  } as unknown as TransportContext;
+  await assert.rejects(
+    openClient(context, { project: "p", endpoint: "127.0.0.1:1", credentials: "secret:sa" }),
+    (error: Error) => {
+      assert.match(error.message, /does not resolve to a JSON service-account key/);
+      assert.ok(!error.message.includes("s3cr3t"));
+      return true;
+    },
+  );
 });
