@@ -115,7 +115,10 @@ export class ChannelConsumer {
     this.#run = { abort, loop };
   }
 
-  /** Stops receiving, lets the messages in hand finish (holds are handed back), then closes. */
+  /**
+   * Stops receiving and lets the messages in hand finish; an on-complete hold
+   * still waiting is left to its visibility timeout. Then closes the client.
+   */
   async stop(): Promise<void> {
     const run = this.#run;
     if (!run) return await this.#stopping;
