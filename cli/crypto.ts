@@ -1,41 +1,62 @@
 /**
- * `sutra crypto provision-dek`: makes a tenant a new data-encryption key,
- * wrapped by a key-encryption key named by secret reference, and appends it
- * to the keyring file the engine reads (`sutra.crypto.keyring`). The new key
- * becomes the tenant's active one; older keys stay to open what they
- * sealed. Nothing secret is printed.
+ * `sutra crypto`: the keys of encryption at rest, kept in the keyring file
+ * the engine reads (`sutra.crypto.keyring`).
+ *
+ * - `provision-dek` makes a tenant a new data-encryption key, wrapped by a
+ *   key-encryption key named by secret reference, and makes it the
+ *   tenant's active key; older keys stay to open what they sealed.
+ * - `rewrap` wraps existing data keys under another key-encryption key, so
+ *   an old one can be retired without touching any stored value.
+ *
+ * Nothing secret is printed.
  *
  * @module
  */
 import { parseArgs } from "node:util";
-import { defaultResolveContext } from "../engine/core/secrets.ts";
+import { defaultResolveContext, type ResolveContext } from "../engine/core/secrets.ts";
 import { errorMessage } from "../engine/core/errors.ts";
-import { provisionDataKey } from "../engine/runtime/crypto/mod.ts";
+import { provisionDataKey, rewrapDataKeys } from "../engine/runtime/crypto/mod.ts";
 import { type CliIo, type Command, UsageError } from "./command.ts";
 
 const USAGE = `Usage: sutra crypto provision-dek --key-id <KEY_ID> --kek <REF> [options]
+       sutra crypto rewrap --kek <REF> [--from <REF>] [options]
 
-Makes a random AES-256 data-encryption key for a tenant, wraps it with the
-key-encryption key REF resolves to (env:NAME, secret:NAME or \${NAME}; 32
-bytes as base64 or 64 hex digits) and appends it to the keyring, where it
-becomes the tenant's active key. Rotation is the same command with a new
-key id; keys provisioned earlier keep opening what they encrypted.
+provision-dek makes a random AES-256 data-encryption key for a tenant, wraps
+it with the key-encryption key REF resolves to (env:NAME, secret:NAME or
+\${NAME}; 32 bytes as base64 or 64 hex digits) and appends it to the keyring,
+where it becomes the tenant's active key. Rotation is the same command with a
+new key id; keys provisioned earlier keep opening what they encrypted.
+
+rewrap wraps the keyring's data keys (those under --from, of --tenant, or
+all) with the key-encryption key REF instead; the data keys themselves and
+everything encrypted with them stay as they are. Both KEKs must resolve.
 
 Options:
-  --key-id KEY_ID      the new key's id (1-64 of A-Z a-z 0-9 . _ -), unique per tenant
-  --kek REF            secret reference of the key-encryption key
-  --tenant TENANT      the tenant (default: default)
-  --keyring PATH       the keyring file (env SUTRA_CRYPTO_KEYRING); created when absent
+  --key-id KEY_ID      provision-dek: the new key's id (1-64 of A-Z a-z 0-9 . _ -), unique per tenant
+  --kek REF            secret reference of the key-encryption key to wrap with
+  --from REF           rewrap: only the keys wrapped under this reference
+  --tenant TENANT      provision-dek: the tenant (default: default); rewrap: only its keys
+  --keyring PATH       the keyring file (env SUTRA_CRYPTO_KEYRING); provision-dek creates it
   --format text|json   report format (default text)
   -h, --help           this text`;
 
-interface Invocation {
-  readonly keyId: string;
-  readonly kek: string;
-  readonly tenant: string;
-  readonly keyring: string;
-  readonly format: "text" | "json";
-}
+type Invocation =
+  | {
+    readonly sub: "provision-dek";
+    readonly keyId: string;
+    readonly kek: string;
+    readonly tenant: string;
+    readonly keyring: string;
+    readonly format: "text" | "json";
+  }
+  | {
+    readonly sub: "rewrap";
+    readonly kek: string;
+    readonly from?: string;
+    readonly tenant?: string;
+    readonly keyring: string;
+    readonly format: "text" | "json";
+  };
 
 function parseInvocation(args: readonly string[], io: CliIo): Invocation | "help" {
   let parsed;
@@ -45,6 +66,7 @@ function parseInvocation(args: readonly string[], io: CliIo): Invocation | "help
       options: {
         "key-id": { type: "string" },
         kek: { type: "string" },
+        from: { type: "string" },
         tenant: { type: "string" },
         keyring: { type: "string" },
         format: { type: "string" },
@@ -58,13 +80,14 @@ function parseInvocation(args: readonly string[], io: CliIo): Invocation | "help
   }
   const { values, positionals } = parsed;
   if (values.help) return "help";
-  if (positionals.length !== 1 || positionals[0] !== "provision-dek") {
+  const [sub] = positionals;
+  if (positionals.length !== 1 || (sub !== "provision-dek" && sub !== "rewrap")) {
     throw new UsageError(
-      `expected the sub-command provision-dek, got '${positionals.join(" ") || "nothing"}'`,
+      `expected the sub-command provision-dek or rewrap, got '${
+        positionals.join(" ") || "nothing"
+      }'`,
     );
   }
-  const keyId = values["key-id"];
-  if (!keyId) throw new UsageError("--key-id KEY_ID is required");
   const kek = values.kek;
   if (!kek) throw new UsageError("--kek REF is required");
   const keyring = values.keyring ?? (io.env("SUTRA_CRYPTO_KEYRING") || undefined);
@@ -73,7 +96,21 @@ function parseInvocation(args: readonly string[], io: CliIo): Invocation | "help
   if (format !== "text" && format !== "json") {
     throw new UsageError(`--format must be text or json, not '${format}'`);
   }
-  return { keyId, kek, tenant: values.tenant ?? "default", keyring, format };
+  if (sub === "rewrap") {
+    if (values["key-id"] !== undefined) throw new UsageError("rewrap takes no --key-id");
+    return {
+      sub,
+      kek,
+      keyring,
+      format,
+      ...(values.from !== undefined ? { from: values.from } : {}),
+      ...(values.tenant !== undefined ? { tenant: values.tenant } : {}),
+    };
+  }
+  if (values.from !== undefined) throw new UsageError("provision-dek takes no --from");
+  const keyId = values["key-id"];
+  if (!keyId) throw new UsageError("--key-id KEY_ID is required");
+  return { sub, keyId, kek, tenant: values.tenant ?? "default", keyring, format };
 }
 
 /** Options for {@link createCryptoCommand}. */
@@ -86,7 +123,7 @@ export interface CryptoCommandOptions {
 export function createCryptoCommand(options: CryptoCommandOptions = {}): Command {
   return {
     name: "crypto",
-    summary: "Provision data-encryption keys for encryption at rest",
+    summary: "Provision and rewrap the data keys of encryption at rest",
     usage: USAGE,
     async run(args: readonly string[], io: CliIo): Promise<number> {
       const invocation = parseInvocation(args, io);
@@ -95,14 +132,33 @@ export function createCryptoCommand(options: CryptoCommandOptions = {}): Command
         return 0;
       }
       // Resolvers read variables by name; the CLI's environment is a lookup, not a listing.
-      const envFor = new Proxy({} as Record<string, string | undefined>, {
+      const env = new Proxy({} as Record<string, string | undefined>, {
         get: (_t, name) => io.env(String(name)),
       });
+      const resolve: ResolveContext = defaultResolveContext(env);
+      const json = invocation.format === "json";
+      if (invocation.sub === "rewrap") {
+        const changed = await rewrapDataKeys(invocation.keyring, { ...invocation, resolve });
+        const keys = changed.map((e) => ({ tenant: e.tenant, keyId: e.keyId }));
+        io.stdout(
+          json
+            ? JSON.stringify({
+              keyring: invocation.keyring,
+              kek: invocation.kek,
+              rewrapped: keys,
+            }) +
+              "\n"
+            : `rewrapped ${keys.length} data key(s) in ${invocation.keyring} under ${invocation.kek}${
+              keys.map((k) => `\n  ${k.tenant} ${k.keyId}`).join("")
+            }\n`,
+        );
+        return 0;
+      }
       const entry = await provisionDataKey(invocation.keyring, {
         tenant: invocation.tenant,
         keyId: invocation.keyId,
         kek: invocation.kek,
-        resolve: defaultResolveContext(envFor),
+        resolve,
         now: options.now?.() ?? new Date(),
       });
       const report = {
@@ -113,7 +169,7 @@ export function createCryptoCommand(options: CryptoCommandOptions = {}): Command
         createdAt: entry.createdAt,
       };
       io.stdout(
-        invocation.format === "json"
+        json
           ? JSON.stringify(report) + "\n"
           : `provisioned data key '${entry.keyId}' for tenant '${entry.tenant}' in ${invocation.keyring}, wrapped by ${entry.kek}; it is now the tenant's active key (restart the engines to load it)\n`,
       );

@@ -97,3 +97,33 @@ Deno.test("provision-dek refuses a duplicate id, a bad KEK and missing flags, ch
   await assert.rejects(cryptoCommand.run(["rotate", "--keyring", keyring], io), UsageError);
   assert.equal(await Deno.readTextFile(keyring), before);
 });
+
+Deno.test("rewrap moves every data key under another KEK and reports them", async () => {
+  const dir = await Deno.makeTempDir();
+  const keyring = `${dir}/keyring.json`;
+  const NEW_KEK = "cd".repeat(32);
+  const { out, err, io } = cliIo({ KEK, NEW_KEK, SUTRA_CRYPTO_KEYRING: keyring });
+  assert.equal(
+    await cryptoCommand.run(["provision-dek", "--key-id", "k1", "--kek", "env:KEK"], io),
+    0,
+    err.join(""),
+  );
+  out.length = 0;
+  assert.equal(
+    await cryptoCommand.run(["rewrap", "--kek", "env:NEW_KEK", "--format", "json"], io),
+    0,
+    err.join(""),
+  );
+  assert.deepEqual(JSON.parse(out[0]), {
+    keyring,
+    kek: "env:NEW_KEK",
+    rewrapped: [{ tenant: "default", keyId: "k1" }],
+  });
+  assert.equal(out.join("").includes(NEW_KEK), false);
+  const loaded = await loadKeyring(keyring, { env: { NEW_KEK }, secretsDir: "/nonexistent" });
+  assert.equal(loaded.active("default")?.keyId, "k1");
+  await assert.rejects(
+    cryptoCommand.run(["rewrap", "--kek", "env:NEW_KEK", "--key-id", "k2"], io),
+    UsageError,
+  );
+});

@@ -10,6 +10,7 @@ import {
   openSnapshot,
   provisionDataKey,
   readKeyringFile,
+  rewrapDataKeys,
   sealSnapshot,
 } from "../../engine/runtime/crypto/mod.ts";
 import { observedVariables } from "../../engine/runtime/audit/observed.ts";
@@ -184,4 +185,37 @@ Deno.test("a sealed snapshot that was not opened is refused, never read without 
   assert.equal(decoded.state, undefined);
   assert.equal(decoded.diagnostics?.[0].code, "SUTRA.RUNTIME.SNAPSHOT.INVALID");
   assert.match(decoded.diagnostics![0].message, /sutra\.enc\.var\.payload' is encrypted/);
+});
+
+Deno.test("rewrapping under a new KEK retires the old one; values sealed before still open", async () => {
+  const plan = await paymentPlan();
+  const { state } = await parkedPayment(plan);
+  const path = await keyringWith(["acme", "k1", "env:KEK_A"], ["globex", "g1", "env:KEK_A"]);
+  const sealed = await encodeAtRest(plan, state, {
+    tenant: "acme",
+    keyring: await loadKeyring(path, resolve),
+  });
+  const changed = await rewrapDataKeys(path, {
+    kek: "env:KEK_B",
+    from: "env:KEK_A",
+    tenant: "acme",
+    resolve,
+  });
+  assert.deepEqual(changed.map((e) => e.keyId), ["k1"]);
+  assert.deepEqual((await readKeyringFile(path)).map((e) => e.kek), ["env:KEK_B", "env:KEK_A"]);
+  await rewrapDataKeys(path, { kek: "env:KEK_B", resolve });
+  // The old KEK is gone from the environment: the keyring still loads and opens the old value.
+  const onlyB: ResolveContext = { env: { KEK_B }, secretsDir: "/nonexistent" };
+  const keyring = await loadKeyring(path, onlyB);
+  assert.equal(
+    await openSnapshot(sealed, { tenant: "acme", keyring }),
+    encodeSnapshotText(plan, state),
+  );
+
+  const before = await Deno.readTextFile(path);
+  await assert.rejects(
+    rewrapDataKeys(path, { kek: "env:KEK_A", resolve: onlyB }),
+    (e) => codeOf(e) === "SUTRA.CRYPTO.KEK_INVALID",
+  );
+  assert.equal(await Deno.readTextFile(path), before, "a failed rewrap changes nothing");
 });

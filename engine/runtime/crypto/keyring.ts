@@ -188,6 +188,14 @@ export async function loadKeyring(path: string, context: ResolveContext): Promis
 }
 
 async function unwrap(entry: KeyringEntry, kek: CryptoKey): Promise<CryptoKey> {
+  const raw = await unwrapRaw(entry, kek);
+  const key = await importAesKey(raw);
+  raw.fill(0);
+  return key;
+}
+
+/** The raw bytes of an entry's data key; the caller zeroes them after use. */
+async function unwrapRaw(entry: KeyringEntry, kek: CryptoKey): Promise<Uint8Array<ArrayBuffer>> {
   let wrapped: Uint8Array<ArrayBuffer> | undefined;
   try {
     wrapped = Uint8Array.fromBase64(entry.wrapped);
@@ -202,9 +210,15 @@ async function unwrap(entry: KeyringEntry, kek: CryptoKey): Promise<CryptoKey> {
       { attributes: { tenant: entry.tenant, keyId: entry.keyId, kek: entry.kek } },
     ));
   }
-  const key = await importAesKey(raw);
-  raw.fill(0);
-  return key;
+  return raw;
+}
+
+/** Replaces the keyring file atomically (written beside, then renamed), readable by its owner only. */
+async function writeKeyringFile(path: string, entries: readonly KeyringEntry[]): Promise<void> {
+  const text = `${JSON.stringify({ format: KEYRING_FORMAT, keys: entries }, null, 2)}\n`;
+  const temporary = `${path}.${crypto.randomUUID()}.tmp`;
+  await Deno.writeTextFile(temporary, text, { mode: 0o600 });
+  await Deno.rename(temporary, path);
 }
 
 /** Options for {@link provisionDataKey}. */
@@ -248,11 +262,53 @@ export async function provisionDataKey(
     wrapped: wrapped.toBase64(),
     createdAt: options.now.toISOString(),
   };
-  const text = `${
-    JSON.stringify({ format: KEYRING_FORMAT, keys: [...entries, entry] }, null, 2)
-  }\n`;
-  const temporary = `${path}.${crypto.randomUUID()}.tmp`;
-  await Deno.writeTextFile(temporary, text, { mode: 0o600 });
-  await Deno.rename(temporary, path);
+  await writeKeyringFile(path, [...entries, entry]);
   return entry;
+}
+
+/** Options for {@link rewrapDataKeys}. */
+export interface RewrapOptions {
+  /** Secret reference of the KEK the keys are wrapped under from now on. */
+  readonly kek: string;
+  /** Only the keys wrapped under this reference (default: every key). */
+  readonly from?: string;
+  /** Only this tenant's keys (default: every tenant). */
+  readonly tenant?: string;
+  readonly resolve: ResolveContext;
+}
+
+/**
+ * Wraps existing data keys under another KEK, in place: the data keys (and
+ * so every value sealed under them) stay the same, only the wrapping
+ * changes, so an old KEK can be retired at once without touching a
+ * snapshot. Every selected key must unwrap under its current KEK first;
+ * any failure changes nothing. Answers the keys it rewrapped.
+ */
+export async function rewrapDataKeys(
+  path: string,
+  options: RewrapOptions,
+): Promise<KeyringEntry[]> {
+  const entries = await readKeyringFile(path);
+  const kek = await resolveKek(options.kek, options.resolve);
+  const old = new Map<string, CryptoKey>();
+  const changed: KeyringEntry[] = [];
+  const next: KeyringEntry[] = [];
+  for (const entry of entries) {
+    const selected = (options.from === undefined || entry.kek === options.from) &&
+      (options.tenant === undefined || entry.tenant === options.tenant);
+    if (!selected) {
+      next.push(entry);
+      continue;
+    }
+    let current = old.get(entry.kek);
+    if (!current) old.set(entry.kek, current = await resolveKek(entry.kek, options.resolve));
+    const raw = await unwrapRaw(entry, current);
+    const wrapped = await sealBytes(kek, raw, wrapAad(entry.tenant, entry.keyId));
+    raw.fill(0);
+    const rewrapped = { ...entry, kek: options.kek, wrapped: wrapped.toBase64() };
+    next.push(rewrapped);
+    changed.push(rewrapped);
+  }
+  if (changed.length > 0) await writeKeyringFile(path, next);
+  return changed;
 }

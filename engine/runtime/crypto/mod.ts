@@ -17,6 +17,8 @@ export {
   type ProvisionOptions,
   readKeyringFile,
   resolveKek,
+  rewrapDataKeys,
+  type RewrapOptions,
 } from "./keyring.ts";
 export {
   isSealed,
