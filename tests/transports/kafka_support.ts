@@ -225,9 +225,8 @@ export async function kafkaPackage(o: KafkaPackageOptions): Promise<Uint8Array> 
 
 /** The topics the fixture uses under `prefix`. */
 export function fixtureTopics(prefix: string): string[] {
-  return ["orders", "orders.dlt", "decisions", "decisions.dlt", "confirmed", "replies"].map((t) =>
-    `${prefix}.${t}`
-  );
+  return ["orders", "orders.dlt", "decisions", "decisions.dlt", "confirmed", "replies", "events"]
+    .map((t) => `${prefix}.${t}`);
 }
 
 /** The fixture's orders channel consumer group. */

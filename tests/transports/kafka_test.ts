@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import type { RunningEngine } from "../../engine/runtime/mod.ts";
-import { bootEngine, instanceStatuses, until } from "../runtime/support.ts";
+import { bootEngine, instanceStatuses, post, until } from "../runtime/support.ts";
 import { withServerDatabase } from "../support/test_database.ts";
 import {
   fixtureTopics,
@@ -206,6 +206,22 @@ kafkaTest(
       await client.send(`${t}.orders`, [{ value: { data: {} }, key: "ce2", headers: structured }]);
       const [dead] = await client.read(`${t}.orders.dlt`, 1);
       assert.equal(dead.headers["sutra-diagnostic-code"], "SUTRA.INBOUND.CLOUDEVENT.INVALID");
+    });
+  },
+);
+
+kafkaTest(
+  "kafka q:send to an outbound-only channel: a binary CloudEvent in the ce_ headers, keyed",
+  async ({ brokers, client }) => {
+    await withKafka(brokers, client, "events", {}, async ({ engine, t }) => {
+      assert.equal((await post(engine, "/channels/kf-http", { orderId: "e1" })).status, 200);
+      const [event] = await client.read(`${t}.events`, 1);
+      assert.deepEqual(JSON.parse(event.value), { orderId: "e1" });
+      assert.equal(event.key, "e1");
+      assert.equal(event.headers["ce_type"], "order.published");
+      assert.equal(event.headers["ce_specversion"], "1.0");
+      assert.ok(event.headers["ce_id"]);
+      assert.ok(event.headers["ce_source"]);
     });
   },
 );

@@ -19,6 +19,7 @@
  *     heartbeat-interval: PT3S
  *     max-wait: PT1S                     # a fetch's long-poll wait
  *     lease-ttl: PT30S                   # singleton channels: takeover bound
+ *     consume: true                      # false: an outbound-only channel (q:send channel=…)
  * ```
  *
  * @module
@@ -42,6 +43,7 @@ export const KAFKA_OPTION_KEYS = [
   "heartbeat-interval",
   "max-wait",
   "lease-ttl",
+  "consume",
 ] as const;
 
 /** A kafka channel's settings, defaults applied. */
@@ -62,6 +64,8 @@ export interface KafkaChannelOptions {
   readonly heartbeatIntervalMs: number;
   readonly maxWaitMs: number;
   readonly leaseTtlMs: number;
+  /** False for a channel only published to: no consumer reads its topic. */
+  readonly consume: boolean;
 }
 
 /** Reads a channel's options; the diagnostics list what is wrong (empty when nothing is). */
@@ -88,6 +92,7 @@ export function readKafkaOptions(
     heartbeatIntervalMs: r.duration("heartbeat-interval", 3_000),
     maxWaitMs: r.duration("max-wait", 1_000),
     leaseTtlMs: r.duration("lease-ttl", 30_000),
+    consume: r.boolean("consume", true),
   };
   const problems = [...r.problems];
   if (ordering !== "key" && ordering !== "partition") {

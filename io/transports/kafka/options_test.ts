@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import type { BoundChannel, TransportContext } from "../../../engine/core/transport.ts";
 import { brokerList, readKafkaOptions } from "./options.ts";
-import { parseDestination } from "./sink.ts";
+import { parseDestination, resolveTarget } from "./sink.ts";
 import { outboundHeaders, recordHeaders } from "./_kafka.ts";
 
 function channel(options: Record<string, unknown>): BoundChannel {
@@ -64,6 +64,21 @@ Deno.test("kafka destinations: kafka://<topic>, optionally naming the channel wh
   assert.equal(parseDestination("kafka://"), undefined);
   assert.equal(parseDestination("kafka://a b"), undefined);
   assert.equal(parseDestination("rabbitmq://x/y"), undefined);
+});
+
+Deno.test("kafka destinations: a served channel's name stands for its topic on its brokers", () => {
+  const events = channel({ brokers: "env:B", topic: "events.v1", consume: false });
+  const served = [{ ...events, declaration: { ...events.declaration, name: "events" } }];
+  assert.deepEqual(resolveTarget("kafka://events", served), {
+    topic: "events.v1",
+    channel: "events",
+  });
+  assert.deepEqual(resolveTarget("kafka://other", served), { topic: "other" });
+  assert.deepEqual(resolveTarget("kafka://events?channel=x", served), {
+    topic: "events",
+    channel: "x",
+  });
+  assert.equal(readKafkaOptions(events).options.consume, false);
 });
 
 Deno.test("kafka headers: the CloudEvents binding's ce_ prefix in and out", () => {

@@ -14,13 +14,17 @@
  * retry after a lost answer produces (a Sutra kafka channel does with
  * `idempotency-header: sutra-idempotency-key`).
  *
- * The brokers are those `SUTRA_KAFKA_BROKERS` names when that variable is
- * set, else those of the first kafka channel (by name) the engine serves.
+ * `kafka://<name>` naming a kafka channel the engine serves publishes to
+ * that channel's topic on its brokers (see {@link resolveTarget}).
+ * Otherwise the brokers are those `SUTRA_KAFKA_BROKERS` names when that
+ * variable is set, else those of the first kafka channel (by name) the
+ * engine serves.
  *
  * @module
  */
 import { errorMessage } from "../../../engine/core/errors.ts";
 import type {
+  BoundChannel,
   OutboundMessage,
   RemoteSink,
   SinkResult,
@@ -46,6 +50,23 @@ export function parseDestination(
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The topic and channel a destination is published to: `kafka://<name>`
+ * naming a kafka channel the engine serves (what `q:send channel="<name>"`
+ * makes of a channel without `bind`) goes to that channel's topic on its
+ * brokers; any other name is a topic.
+ */
+export function resolveTarget(
+  destination: string,
+  channels: readonly BoundChannel[],
+): { topic: string; channel?: string } | undefined {
+  const target = parseDestination(destination);
+  if (!target || target.channel !== undefined) return target;
+  const named = channels.find((c) => c.declaration.name === target.topic);
+  if (!named) return target;
+  return { topic: readKafkaOptions(named).options.topic, channel: named.declaration.name };
 }
 
 /** The broker list of a destination naming its channel, else the sink's own. */
@@ -94,7 +115,7 @@ export function kafkaSink(context: TransportContext): RemoteSink & { close(): Pr
   return {
     name: KAFKA_SCHEME,
     async send(message: OutboundMessage): Promise<SinkResult> {
-      const target = parseDestination(message.destination);
+      const target = resolveTarget(message.destination, context.channels());
       if (!target) {
         return {
           outcome: "poison",

@@ -65,6 +65,8 @@ function openConsumer(
     });
     return undefined;
   }
+  // An outbound-only channel: its topic is written to, never read back into the engine.
+  if (!options.consume) return undefined;
   return startConsumer({
     context,
     channel,
