@@ -8,6 +8,7 @@
 import "./io/codecs/mod.ts";
 import "./io/secrets/mod.ts";
 import "./io/datastores/mod.ts";
+import "./io/redactors/mod.ts";
 import "./io/transports/mod.ts";
 import { runEngineProcess } from "./engine/runtime/mod.ts";
 
