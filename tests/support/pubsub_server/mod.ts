@@ -16,7 +16,13 @@
  *
  * @module
  */
-import { Duration, type Message, PubSub, type Subscription } from "@google-cloud/pubsub";
+import {
+  Duration,
+  type Message,
+  PubSub,
+  type Subscription,
+  type Topic,
+} from "@google-cloud/pubsub";
 import { Buffer } from "node:buffer";
 import { PubSubGrpcServer } from "./server.ts";
 import type { SubscriptionStats } from "./broker.ts";
@@ -82,6 +88,7 @@ export interface PeerMessage {
 export class PubSubPeer {
   readonly client: PubSub;
   readonly #readers = new Map<string, { sub: Subscription; got: PeerMessage[] }>();
+  readonly #publishers = new Map<string, Topic>();
 
   constructor(readonly target: PubSubTarget) {
     this.client = pubsubClient(target.host);
@@ -107,7 +114,7 @@ export class PubSubPeer {
     attributes: Record<string, string> = {},
     orderingKey?: string,
   ): Promise<string> {
-    const t = this.client.topic(topic, orderingKey ? { messageOrdering: true } : {});
+    const t = this.#publisher(topic);
     const data = Buffer.from(typeof body === "string" ? body : JSON.stringify(body));
     return await t.publishMessage({ data, attributes, ...(orderingKey ? { orderingKey } : {}) });
   }
@@ -122,6 +129,16 @@ export class PubSubPeer {
     } finally {
       await t.flush();
     }
+  }
+
+  /**
+   * One publisher per topic, with message ordering: publishes of one ordering key reach the
+   * server in the order they were made, even when the test does not wait for each.
+   */
+  #publisher(topic: string): Topic {
+    let t = this.#publishers.get(topic);
+    if (!t) this.#publishers.set(topic, t = this.client.topic(topic, { messageOrdering: true }));
+    return t;
   }
 
   /** Waits until `n` messages arrived on `subscription` (acked on arrival) and answers them. */
