@@ -34,6 +34,8 @@ Deno.test("create app writes a workspace whose package lints clean", async () =>
       "created  samples/shop-request.xml",
       "created  smoke.sh",
       "created  .camunda/element-templates/sutra.json",
+      "created  deploy/compose.yaml",
+      "created  deploy/kubernetes.yaml",
       "created  README.md",
     ]);
     assert.deepEqual(await lintDir(`${root}/shop/packages/shop-main`), []);
@@ -64,7 +66,7 @@ Deno.test("create never overwrites: existing files are kept and reported", async
     assert.equal(await create.run(["app", "shop", "--dir", root, "--format", "json"], c.io), 0);
     const report = JSON.parse(c.out());
     assert.deepEqual(report.created, [`${root}/shop/smoke.sh`]);
-    assert.equal(report.kept.length, 11);
+    assert.equal(report.kept.length, 13);
     assert.equal(await Deno.readTextFile(`${root}/shop/README.md`), "mine\n");
   } finally {
     await Deno.remove(root, { recursive: true });

@@ -1,10 +1,12 @@
 /**
  * The application workspace around a scaffolded package: a README with the
  * exact commands, a sample message, a drop folder for sealed archives, a
- * health-gated smoke script and the Camunda Modeler element templates.
+ * health-gated smoke script, the Camunda Modeler element templates, and a
+ * compose file and a Kubernetes manifest for the engine.
  *
  * @module
  */
+import { COMPOSE_PATH, deployAssets, KUBERNETES_PATH } from "./deploy_assets.ts";
 import { ELEMENT_TEMPLATES_PATH, elementTemplates } from "./element_templates.ts";
 import type { PackageFacts } from "./package.ts";
 import type { ScaffoldFile } from "./process.ts";
@@ -35,6 +37,7 @@ export function workspaceFiles(app: string, f: PackageFacts): ScaffoldFile[] {
       path: ELEMENT_TEMPLATES_PATH,
       text: JSON.stringify(elementTemplates(f.module), null, 2) + "\n",
     },
+    ...deployAssets(app, f),
     {
       path: "README.md",
       text: `# ${app}
@@ -56,6 +59,8 @@ deployments/         sealed archives land here
 samples/             a message to send
 smoke.sh             waits for the engine, sends the sample, checks the reply
 ${ELEMENT_TEMPLATES_PATH}  Camunda Modeler element templates
+${COMPOSE_PATH}  the engine on PostgreSQL with Docker Compose
+${KUBERNETES_PATH}  the engine on Kubernetes
 \`\`\`
 
 ## Check and seal
@@ -97,6 +102,17 @@ curl -sS -X POST http://localhost:8080/channels/${f.channel} \\
   --data-binary @${sample}
 ./smoke.sh
 \`\`\`
+
+## Run it in containers
+
+\`${COMPOSE_PATH}\` runs the engine image on PostgreSQL, and
+\`${KUBERNETES_PATH}\` runs it as a Deployment of two replicas behind a
+Service, with \`/sutra/health/ready\` and \`/sutra/health/live\` as its
+probes. Both use the image a Sutra checkout's Dockerfile builds
+(\`docker build -t sutra-engine .\`); each file's first lines say how to
+start it. The engine keeps deployments in its database: deploy
+\`deployments/${f.archive}\` onto it with \`sutra deploy\` as above, with
+\`--engine-url\` pointing at port 8080 of the container or the Service.
 
 ## Draw it in Camunda Modeler
 
