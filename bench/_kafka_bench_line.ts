@@ -21,7 +21,14 @@
  */
 import { Kafka, logLevel, Partitioners } from "kafkajs";
 import { KafkaTestBroker } from "../tests/support/kafka_broker/mod.ts";
-import { dropSchema, freshSchema, startBenchEngine, statelessChannelPackage } from "./_support.ts";
+import {
+  dropSchema,
+  firstTaken,
+  freshSchema,
+  inboxRate,
+  startBenchEngine,
+  statelessChannelPackage,
+} from "./_support.ts";
 
 /** Options for {@link kafkaBenchLine}. */
 export interface KafkaBenchOptions {
@@ -57,7 +64,7 @@ export async function kafkaBenchLine(o: KafkaBenchOptions): Promise<KafkaBenchRa
     await preload(kafka, topics, o.messages);
     const raw = await rawLoop(kafka, topics[0], o.messages, true);
     const rawBatch = await rawLoop(kafka, topics[1], o.messages, false);
-    const engine = await engineLoop(o, brokers, topics[2]);
+    const engine = await engineLoop(o, kafka, brokers, topics[2]);
     return { raw, rawBatch, engine, broker: double ? "test-double" : "cluster" };
   } finally {
     await double?.close();
@@ -123,34 +130,50 @@ async function rawLoop(
   }
 }
 
-/** The engine: deploy, then time the preloaded topic from the first capture to the last run. */
-async function engineLoop(o: KafkaBenchOptions, brokers: string, topic: string): Promise<number> {
+/**
+ * The engine: deploy, then time the preloaded topic from the moment its
+ * consumer group first commits (the broker sees records taken) until every
+ * record has run ({@link inboxRate}).
+ */
+async function engineLoop(
+  o: KafkaBenchOptions,
+  kafka: Kafka,
+  brokers: string,
+  topic: string,
+): Promise<number> {
   const schema = freshSchema();
+  const channel = "bench-kafka";
   const dir = await statelessChannelPackage("kafka-bench", {
-    name: "bench-kafka",
+    name: channel,
     transport: "kafka",
     options: { brokers: "env:SUTRA_BENCH_KAFKA_BROKERS", topic, "max-wait": "PT0.1S" },
   });
+  const admin = kafka.admin();
+  await admin.connect();
+  // Records not taken yet: everything past the group's committed offset (one partition).
+  const ready = async () => {
+    const [offsets] = await admin.fetchOffsets({
+      groupId: `sutra.default.${channel}`,
+      topics: [topic],
+    });
+    return o.messages - Math.max(0, Number(offsets.partitions[0]?.offset ?? -1));
+  };
+  const since = firstTaken(ready, o.messages);
   const engine = await startBenchEngine({
     env: {
       SUTRA_BENCH_KAFKA_BROKERS: brokers,
       SUTRA_INSTANCE_RETENTION: "PT0S",
-      ...(o.database ? { SUTRA_DATASOURCE_URL: o.database, SUTRA_DATASOURCE_SCHEMA: schema } : {}),
+      ...(o.database
+        ? { SUTRA_DATASOURCE_URL: o.database, SUTRA_DATASOURCE_SCHEMA: schema }
+        : { SUTRA_DATASOURCE_URL: "memory://" }),
     },
     packages: [dir],
   });
-  const count = async (done: boolean) =>
-    (await engine.database.query<{ n: number }>(
-      `select count(*)::int as n from inbox${done ? " where state = 'done'" : ""}`,
-    )).rows[0].n;
   try {
-    let started = 0;
-    while ((started = await count(false)) === 0) await new Promise((r) => setTimeout(r, 5));
-    const first = performance.now();
-    while (await count(true) < o.messages) await new Promise((r) => setTimeout(r, 50));
-    return (o.messages - started) / ((performance.now() - first) / 1000);
+    return await inboxRate(engine.database.query.bind(engine.database), o.messages, since);
   } finally {
     await engine.stop();
+    await admin.disconnect();
     await Deno.remove(dir, { recursive: true });
     if (o.database) await dropSchema(o.database, schema);
   }
