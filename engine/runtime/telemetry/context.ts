@@ -15,18 +15,50 @@ import {
   type Context,
   context,
   type ContextManager,
-  ROOT_CONTEXT,
   type SpanContext,
   TraceFlags,
 } from "@opentelemetry/api";
+
+/**
+ * An immutable context as a chain of single entries: setting a value
+ * allocates one small object instead of copying a map, which matters with
+ * a context per span.
+ */
+class ChainedContext implements Context {
+  constructor(
+    readonly parent: ChainedContext | undefined,
+    readonly key: symbol | undefined,
+    readonly value: unknown,
+    /** The key is removed here (a deleteValue). */
+    readonly removed = false,
+  ) {}
+
+  getValue(key: symbol): unknown {
+    if (this.key === key) return this.removed ? undefined : this.value;
+    return this.parent?.getValue(key);
+  }
+
+  setValue(key: symbol, value: unknown): Context {
+    return new ChainedContext(this, key, value);
+  }
+
+  deleteValue(key: symbol): Context {
+    return new ChainedContext(this, key, undefined, true);
+  }
+}
+
+const EMPTY = new ChainedContext(undefined, undefined, undefined);
+
+/** The context with nothing in it: a root for spans that continue no current one. */
+export const EMPTY_CONTEXT: Context = EMPTY;
 
 /** A context manager that follows async calls with `AsyncLocalStorage`. */
 export class AsyncContextManager implements ContextManager {
   readonly #storage = new AsyncLocalStorage<Context>();
 
-  /** The context of the running async call chain. */
+  /** The context of the running async call chain (an empty one outside any). */
   active(): Context {
-    return this.#storage.getStore() ?? ROOT_CONTEXT;
+    return this.#storage.getStore() ?? EMPTY;
   }
 
   /** Runs `fn` with `ctx` current. */
@@ -61,16 +93,24 @@ export class AsyncContextManager implements ContextManager {
   }
 }
 
+/**
+ * The engine's context manager. The engine's own code uses it directly:
+ * going through the API's global lookup costs several times as much on
+ * every span.
+ */
+export const contexts: AsyncContextManager = new AsyncContextManager();
+
 let registered = false;
 
 /**
- * Registers the context manager with the OpenTelemetry API once per
- * process. Another one registered first (a host's own SDK) is kept.
+ * Registers {@link contexts} with the OpenTelemetry API once per process,
+ * so other code using the API sees the engine's spans. Another manager
+ * registered first (a host's own SDK) is kept.
  */
 export function registerContextManager(): void {
   if (registered) return;
   registered = true;
-  context.setGlobalContextManager(new AsyncContextManager());
+  context.setGlobalContextManager(contexts);
 }
 
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;

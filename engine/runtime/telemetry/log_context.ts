@@ -7,9 +7,10 @@
  */
 import { trace } from "@opentelemetry/api";
 import type { LogFields, Logger, LogLevel } from "../../core/log.ts";
+import { contexts } from "./context.ts";
 
 function withIds(fields: LogFields | undefined): LogFields | undefined {
-  const span = trace.getActiveSpan()?.spanContext();
+  const span = trace.getSpanContext(contexts.active());
   if (!span || !trace.isSpanContextValid(span)) return fields;
   return { traceId: span.traceId, spanId: span.spanId, ...fields };
 }

@@ -44,7 +44,8 @@ export function keyValues(
 
 /** Epoch milliseconds as OTLP nanoseconds (a decimal string; microsecond precision). */
 export function nanos(ms: number): string {
-  return (BigInt(Math.round(ms * 1_000)) * 1_000n).toString();
+  // Microseconds since the epoch stay well inside a double's exact integers.
+  return `${Math.round(ms * 1_000)}000`;
 }
 
 const STATUS = {
@@ -74,20 +75,27 @@ export function tracesRequest(
           startTimeUnixNano: nanos(s.startMs),
           endTimeUnixNano: nanos(s.endMs),
           attributes: keyValues(s.attributes),
-          events: s.events.map((e) => ({
-            name: e.name,
-            timeUnixNano: nanos(e.atMs),
-            attributes: keyValues(e.attributes),
-          })),
-          links: s.links.map((l) => ({
-            traceId: l.context.traceId,
-            spanId: l.context.spanId,
-            attributes: keyValues(l.attributes ?? {}),
-          })),
-          status: {
-            code: STATUS[s.status.code],
-            ...(s.status.message ? { message: s.status.message } : {}),
-          },
+          // Empty lists and an unset status are left out, as the protobuf JSON mapping allows.
+          ...(s.events.length === 0 ? {} : {
+            events: s.events.map((e) => ({
+              name: e.name,
+              timeUnixNano: nanos(e.atMs),
+              attributes: keyValues(e.attributes),
+            })),
+          }),
+          ...(s.links.length === 0 ? {} : {
+            links: s.links.map((l) => ({
+              traceId: l.context.traceId,
+              spanId: l.context.spanId,
+              attributes: keyValues(l.attributes ?? {}),
+            })),
+          }),
+          ...(s.status.code === SpanStatusCode.UNSET ? {} : {
+            status: {
+              code: STATUS[s.status.code],
+              ...(s.status.message ? { message: s.status.message } : {}),
+            },
+          }),
         })),
       }],
     }],

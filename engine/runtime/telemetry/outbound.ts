@@ -8,16 +8,16 @@
  *
  * @module
  */
-import { type Attributes, context, ROOT_CONTEXT, type SpanKind, trace } from "@opentelemetry/api";
+import { type Attributes, type SpanKind, trace } from "@opentelemetry/api";
 import type { Database } from "../../persistence/mod.ts";
-import { extractTraceContext, injectTraceContext } from "./context.ts";
+import { contexts, EMPTY_CONTEXT, extractTraceContext, injectTraceContext } from "./context.ts";
 import { telemetryOf } from "./telemetry.ts";
 
 /** Headers with the current span as their parent; unchanged outside a span. */
 export function stampTraceparent<H extends Readonly<Record<string, string>>>(
   headers: H,
 ): H | Record<string, string> {
-  const span = trace.getSpanContext(context.active());
+  const span = trace.getSpanContext(contexts.active());
   if (!span || !trace.isSpanContextValid(span)) return headers;
   return injectTraceContext(headers, span);
 }
@@ -54,7 +54,7 @@ export async function traceOutbound<T>(
   const tracer = telemetryOf(db)?.tracer;
   if (!tracer) return await run((h) => h);
   const remote = extractTraceContext(what.headers);
-  const parent = remote ? trace.setSpanContext(ROOT_CONTEXT, remote) : ROOT_CONTEXT;
+  const parent = remote ? trace.setSpanContext(EMPTY_CONTEXT, remote) : EMPTY_CONTEXT;
   const span = tracer.startSpan(
     what.name,
     { kind: what.kind, attributes: what.attributes },
@@ -62,7 +62,7 @@ export async function traceOutbound<T>(
   );
   const stamp = (h: Readonly<Record<string, string>>) => injectTraceContext(h, span.spanContext());
   try {
-    return await context.with(trace.setSpan(parent, span), () => run(stamp));
+    return await contexts.with(trace.setSpan(parent, span), () => run(stamp));
   } finally {
     span.end();
   }

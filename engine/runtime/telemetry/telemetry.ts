@@ -17,7 +17,6 @@
  */
 import {
   type Attributes,
-  context,
   createContextKey,
   type Span,
   type SpanContext,
@@ -40,7 +39,7 @@ import {
   TELEMETRY_EXPORT_INTERVAL,
   TELEMETRY_QUEUE_CAPACITY,
 } from "../settings.ts";
-import { extractTraceContext, registerContextManager } from "./context.ts";
+import { contexts, extractTraceContext, registerContextManager } from "./context.ts";
 import { OtlpExporter } from "./exporter.ts";
 import { type Counter, type Histogram, MetricRegistry, parseLabelAllowlist } from "./metrics.ts";
 import { PROMETHEUS_CONTENT_TYPE, renderPrometheus } from "./prometheus.ts";
@@ -276,8 +275,8 @@ export class Telemetry {
     delivery: InboundDelivery,
     run: () => Promise<T>,
   ): Promise<T> {
-    const base = context.active().setValue(TELEMETRY, this);
-    if (!this.tracer) return context.with(base, run);
+    const base = contexts.active().setValue(TELEMETRY, this);
+    if (!this.tracer) return contexts.with(base, run);
     const remote = extractTraceContext(delivery.headers);
     const parent = remote ? trace.setSpanContext(base, remote) : base;
     const span = this.tracer.startSpan("sutra.dispatch", {
@@ -285,7 +284,7 @@ export class Telemetry {
       attributes: { "sutra.channel": delivery.channel },
     }, parent);
     const ctx = trace.setSpan(parent, span).setValue(DISPATCH_SPAN, span);
-    return context.with(ctx, async () => {
+    return contexts.with(ctx, async () => {
       try {
         const outcome = await run();
         describeOutcome(span, outcome);
@@ -327,7 +326,7 @@ export class Telemetry {
   }
 
   #linkSegments(step: CommittedStep): void {
-    const ctx = context.active();
+    const ctx = contexts.active();
     const root = ctx.getValue(DISPATCH_SPAN) as Span | undefined;
     const key = `${step.tenant}\u0000${step.instanceId}`;
     const attributes: Attributes = {
@@ -363,7 +362,7 @@ export class Telemetry {
   claimBounced(owner: string): void {
     const lane = /\/lane-(\d+)$/.exec(owner)?.[1];
     if (lane === undefined) return;
-    const relay = context.active().getValue(TELEMETRY) === this;
+    const relay = contexts.active().getValue(TELEMETRY) === this;
     this.meters.bounces.add(1, { lane, kind: relay ? "relay" : "timer" });
   }
 
@@ -421,11 +420,11 @@ export async function traced<T>(
   attributes: Attributes,
   run: () => Promise<T> | T,
 ): Promise<T> {
-  const ctx = context.active();
+  const ctx = contexts.active();
   const tracer = (ctx.getValue(TELEMETRY) as Telemetry | undefined)?.tracer;
   if (!tracer) return await run();
   const span = tracer.startSpan(name, { attributes }, ctx);
-  return await context.with(trace.setSpan(ctx, span), async () => {
+  return await contexts.with(trace.setSpan(ctx, span), async () => {
     try {
       return await run();
     } catch (error) {

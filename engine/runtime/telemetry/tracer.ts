@@ -11,7 +11,6 @@ import {
   type Attributes,
   type AttributeValue,
   type Context,
-  context,
   type Exception,
   type Link,
   type Span,
@@ -26,6 +25,7 @@ import {
   TraceFlags,
   type Tracer,
 } from "@opentelemetry/api";
+import { contexts } from "./context.ts";
 
 /** A span as exported. */
 export interface FinishedSpan {
@@ -50,9 +50,11 @@ export interface SpanEvent {
   readonly attributes: Readonly<Attributes>;
 }
 
+const origin = performance.timeOrigin;
+
 /** The wall clock in epoch milliseconds, with sub-millisecond precision. */
 export function nowMs(): number {
-  return performance.timeOrigin + performance.now();
+  return origin + performance.now();
 }
 
 function timeOf(input: TimeInput | undefined): number {
@@ -63,27 +65,42 @@ function timeOf(input: TimeInput | undefined): number {
   return input[0] * 1_000 + input[1] / 1e6;
 }
 
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+// Random words drawn in bulk: one call to the system's generator per 128 span ids, not per id.
+const pool = new Uint32Array(256);
+let used = pool.length;
+
+function word(): string {
+  if (used === pool.length) {
+    crypto.getRandomValues(pool);
+    used = 0;
+  }
+  return pool[used++].toString(16).padStart(8, "0");
+}
 
 /** A random lower-case hex id of `bytes` bytes (never all zero). */
 export function randomId(bytes: 8 | 16): string {
-  const raw = crypto.getRandomValues(new Uint8Array(bytes));
-  if (raw.every((b) => b === 0)) raw[0] = 1;
-  let out = "";
-  for (const b of raw) out += HEX[b];
-  return out;
+  const id = bytes === 8 ? word() + word() : word() + word() + word() + word();
+  return /^0+$/.test(id) ? randomId(bytes) : id;
 }
 
-class RecordingSpan implements Span {
+const NO_LINKS: readonly Link[] = Object.freeze([]);
+const NO_EVENTS: readonly SpanEvent[] = Object.freeze([]);
+const UNSET: SpanStatus = Object.freeze({ code: SpanStatusCode.UNSET });
+
+/** A recording span; once ended, the same object is the exported record (one allocation, not two). */
+class RecordingSpan implements Span, FinishedSpan {
+  name: string;
+  readonly kind: SpanKind;
+  readonly traceId: string;
+  readonly spanId: string;
+  readonly parentSpanId?: string;
+  readonly startMs: number;
+  endMs = 0;
+  readonly attributes: Attributes;
+  links: readonly Link[];
+  events: readonly SpanEvent[] = NO_EVENTS;
+  status: SpanStatus = UNSET;
   readonly #context: SpanContext;
-  readonly #parentSpanId: string | undefined;
-  readonly #kind: SpanKind;
-  readonly #startMs: number;
-  readonly #attributes: Attributes;
-  readonly #links: Link[];
-  #events: SpanEvent[] | undefined;
-  #name: string;
-  #status: SpanStatus = { code: SpanStatusCode.UNSET };
   #ended = false;
   readonly #onEnd: (span: FinishedSpan) => void;
 
@@ -94,13 +111,15 @@ class RecordingSpan implements Span {
     options: SpanOptions,
     onEnd: (span: FinishedSpan) => void,
   ) {
-    this.#name = name;
+    this.name = name;
     this.#context = spanContext;
-    this.#parentSpanId = parentSpanId;
-    this.#kind = options.kind ?? SpanKind.INTERNAL;
-    this.#startMs = timeOf(options.startTime);
-    this.#attributes = { ...options.attributes };
-    this.#links = [...(options.links ?? [])];
+    this.traceId = spanContext.traceId;
+    this.spanId = spanContext.spanId;
+    if (parentSpanId !== undefined) this.parentSpanId = parentSpanId;
+    this.kind = options.kind ?? SpanKind.INTERNAL;
+    this.startMs = timeOf(options.startTime);
+    this.attributes = { ...options.attributes };
+    this.links = options.links?.length ? [...options.links] : NO_LINKS;
     this.#onEnd = onEnd;
   }
 
@@ -109,7 +128,7 @@ class RecordingSpan implements Span {
   }
 
   setAttribute(key: string, value: AttributeValue): this {
-    if (!this.#ended && value !== undefined) this.#attributes[key] = value;
+    if (!this.#ended && value !== undefined) this.attributes[key] = value;
     return this;
   }
 
@@ -126,16 +145,16 @@ class RecordingSpan implements Span {
     if (this.#ended) return this;
     const timeGiven = typeof attributesOrStartTime === "number" ||
       attributesOrStartTime instanceof Date || Array.isArray(attributesOrStartTime);
-    (this.#events ??= []).push({
+    this.events = [...this.events, {
       name,
       atMs: timeOf(timeGiven ? attributesOrStartTime as TimeInput : startTime),
       attributes: timeGiven ? {} : { ...(attributesOrStartTime as SpanAttributes | undefined) },
-    });
+    }];
     return this;
   }
 
   addLink(link: Link): this {
-    if (!this.#ended) this.#links.push(link);
+    if (!this.#ended) this.links = [...this.links, link];
     return this;
   }
 
@@ -145,31 +164,20 @@ class RecordingSpan implements Span {
   }
 
   setStatus(status: SpanStatus): this {
-    if (!this.#ended) this.#status = status;
+    if (!this.#ended) this.status = status;
     return this;
   }
 
   updateName(name: string): this {
-    if (!this.#ended) this.#name = name;
+    if (!this.#ended) this.name = name;
     return this;
   }
 
   end(endTime?: TimeInput): void {
     if (this.#ended) return;
     this.#ended = true;
-    this.#onEnd({
-      name: this.#name,
-      kind: this.#kind,
-      traceId: this.#context.traceId,
-      spanId: this.#context.spanId,
-      ...(this.#parentSpanId ? { parentSpanId: this.#parentSpanId } : {}),
-      startMs: this.#startMs,
-      endMs: timeOf(endTime),
-      attributes: this.#attributes,
-      links: this.#links,
-      events: this.#events ?? [],
-      status: this.#status,
-    });
+    this.endMs = timeOf(endTime);
+    this.#onEnd(this);
   }
 
   isRecording(): boolean {
@@ -196,7 +204,7 @@ export class SutraTracer implements Tracer {
   }
 
   /** Starts a span, a child of the span current in `ctx` unless `options.root` says otherwise. */
-  startSpan(name: string, options: SpanOptions = {}, ctx: Context = context.active()): Span {
+  startSpan(name: string, options: SpanOptions = {}, ctx: Context = contexts.active()): Span {
     const parent = options.root ? undefined : trace.getSpanContext(ctx);
     const valid = parent !== undefined && trace.isSpanContextValid(parent);
     const spanContext: SpanContext = {
@@ -224,8 +232,8 @@ export class SutraTracer implements Tracer {
   ): ReturnType<F> {
     const fn = rest[rest.length - 1] as F;
     const options = (rest.length > 1 ? rest[0] : {}) as SpanOptions;
-    const parent = (rest.length > 2 ? rest[1] : context.active()) as Context;
+    const parent = (rest.length > 2 ? rest[1] : contexts.active()) as Context;
     const span = this.startSpan(name, options, parent);
-    return context.with(trace.setSpan(parent, span), () => fn(span)) as ReturnType<F>;
+    return contexts.with(trace.setSpan(parent, span), () => fn(span)) as ReturnType<F>;
   }
 }
