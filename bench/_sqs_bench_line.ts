@@ -4,8 +4,10 @@
  * channel whose process starts and ends at once, retention PT0S), beside a
  * raw `@aws-sdk/client-sqs` receive+delete loop with as many messages in
  * hand, on the same SQS endpoint. Both queues are preloaded with the same N
- * JSON messages before their consumer starts. The endpoint is the fauxqs
- * emulator (started for the run) unless one is given.
+ * JSON messages before their consumer starts; each clock starts when SQS
+ * sees its consumer take messages and stops when every message has run
+ * (the engine's inbox) or been deleted (the raw loop). The endpoint is the
+ * fauxqs emulator (started for the run) unless one is given.
  *
  * ```ts
  * import { sqsBenchLine } from "./_sqs_bench_line.ts";
@@ -20,6 +22,7 @@ import {
   CreateQueueCommand,
   DeleteMessageCommand,
   DeleteQueueCommand,
+  GetQueueAttributesCommand,
   ReceiveMessageCommand,
   SendMessageBatchCommand,
   type SQSClient,
@@ -27,7 +30,14 @@ import {
 import "../io/transports/sqs/mod.ts";
 import { sqsClient } from "../io/transports/sqs/_client.ts";
 import { Fauxqs } from "../tests/support/sqs.ts";
-import { dropSchema, freshSchema, startBenchEngine, statelessChannelPackage } from "./_support.ts";
+import {
+  dropSchema,
+  firstTaken,
+  freshSchema,
+  inboxRate,
+  startBenchEngine,
+  statelessChannelPackage,
+} from "./_support.ts";
 
 /** Options for {@link sqsBenchLine}. */
 export interface SqsBenchOptions {
@@ -60,8 +70,9 @@ export async function sqsBenchLine(o: SqsBenchOptions): Promise<SqsBenchRates> {
     await preload(client, rawUrl, o.messages);
     const raw = await rawLoop(client, rawUrl, o);
     const engineQueue = `sutra-bench-sqs-engine-${tag}`;
-    await preload(client, await createQueue(client, engineQueue, urls), o.messages);
-    const engine = await engineLoop(o, endpoint, engineQueue);
+    const engineUrl = await createQueue(client, engineQueue, urls);
+    await preload(client, engineUrl, o.messages);
+    const engine = await engineLoop(client, o, endpoint, { name: engineQueue, url: engineUrl });
     return { raw, engine };
   } finally {
     for (const url of urls) await client.send(new DeleteQueueCommand({ QueueUrl: url }));
@@ -132,14 +143,22 @@ async function rawLoop(client: SQSClient, url: string, o: SqsBenchOptions): Prom
   return o.messages / ((performance.now() - first) / 1000);
 }
 
-/** The engine: deploy, then time the preloaded queue from the first capture to the last run. */
-async function engineLoop(o: SqsBenchOptions, endpoint: string, queue: string): Promise<number> {
+/**
+ * The engine: deploy, then time the preloaded queue from the moment SQS
+ * sees its consumer take messages to the moment every one has run.
+ */
+async function engineLoop(
+  client: SQSClient,
+  o: SqsBenchOptions,
+  endpoint: string,
+  queue: { name: string; url: string },
+): Promise<number> {
   const schema = freshSchema();
   const dir = await statelessChannelPackage("sqs-bench", {
     name: "bench-sqs",
     transport: "sqs",
     options: {
-      queue,
+      queue: queue.name,
       endpoint: "env:SUTRA_BENCH_SQS_ENDPOINT",
       "access-key-id": CREDENTIALS.accessKeyId,
       "secret-access-key": "env:SUTRA_BENCH_SQS_SECRET",
@@ -147,25 +166,29 @@ async function engineLoop(o: SqsBenchOptions, endpoint: string, queue: string): 
       "wait-time": "PT1S",
     },
   });
+  const visible = async () =>
+    Number(
+      (await client.send(
+        new GetQueueAttributesCommand({
+          QueueUrl: queue.url,
+          AttributeNames: ["ApproximateNumberOfMessages"],
+        }),
+      )).Attributes?.ApproximateNumberOfMessages ?? 0,
+    );
+  const since = firstTaken(visible, o.messages);
   const engine = await startBenchEngine({
     env: {
       SUTRA_BENCH_SQS_ENDPOINT: endpoint,
       SUTRA_BENCH_SQS_SECRET: CREDENTIALS.secretAccessKey,
       SUTRA_INSTANCE_RETENTION: "PT0S",
-      ...(o.database ? { SUTRA_DATASOURCE_URL: o.database, SUTRA_DATASOURCE_SCHEMA: schema } : {}),
+      ...(o.database
+        ? { SUTRA_DATASOURCE_URL: o.database, SUTRA_DATASOURCE_SCHEMA: schema }
+        : { SUTRA_DATASOURCE_URL: "memory://" }),
     },
     packages: [dir],
   });
-  const count = async (done: boolean) =>
-    (await engine.database.query<{ n: number }>(
-      `select count(*)::int as n from inbox${done ? " where state = 'done'" : ""}`,
-    )).rows[0].n;
   try {
-    let started = 0;
-    while ((started = await count(false)) === 0) await new Promise((r) => setTimeout(r, 5));
-    const first = performance.now();
-    while (await count(true) < o.messages) await new Promise((r) => setTimeout(r, 50));
-    return (o.messages - started) / ((performance.now() - first) / 1000);
+    return await inboxRate(engine.database.query.bind(engine.database), o.messages, since);
   } finally {
     await engine.stop();
     await Deno.remove(dir, { recursive: true });

@@ -13,7 +13,9 @@ import type {
   TransportContext,
 } from "../../engine/core/transport.ts";
 import type { RunningEngine } from "../../engine/runtime/mod.ts";
+import { ReceiveMessageCommand } from "@aws-sdk/client-sqs";
 import { sqsSink } from "../../io/transports/sqs/mod.ts";
+import { DeleteBatcher } from "../../io/transports/sqs/_deletes.ts";
 import { bootEngine, instanceStatuses, until } from "../runtime/support.ts";
 import { withServerDatabase } from "../support/test_database.ts";
 import {
@@ -309,6 +311,36 @@ sqsTest(
     } finally {
       sink.close();
       await queues.close(names);
+    }
+  },
+);
+
+sqsTest(
+  "sqs deletes: batched ten at a time; a refused batch rejects its callers",
+  sqs,
+  async (sqs) => {
+    const q = `${uniquePrefix("deletes")}-q`;
+    const queues = new SqsQueues(sqs.endpoint);
+    await queues.create(q);
+    try {
+      const url = await queues.url(q);
+      await queues.sendMany(q, Array.from({ length: 13 }, (_, n) => ({ body: { n } })));
+      const handles: string[] = [];
+      while (handles.length < 13) {
+        const got = await queues.client.send(
+          new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10 }),
+        );
+        handles.push(...(got.Messages ?? []).map((m) => m.ReceiptHandle!));
+      }
+      const deletes = new DeleteBatcher(queues.client, url);
+      await Promise.all(handles.map((h) => deletes.delete(h)));
+      assert.deepEqual(await queues.depth(q), { visible: 0, inFlight: 0 });
+      // A queue that is gone refuses the whole batch: every caller hears it.
+      const gone = new DeleteBatcher(queues.client, url.replace(/[^/]+$/, `${q}-gone`));
+      const outcomes = await Promise.allSettled(handles.slice(0, 3).map((h) => gone.delete(h)));
+      assert.deepEqual(outcomes.map((o) => o.status), ["rejected", "rejected", "rejected"]);
+    } finally {
+      await queues.close([q]);
     }
   },
 );

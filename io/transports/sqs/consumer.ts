@@ -4,7 +4,7 @@
  * each to the engine and acts on the answer with the shared broker
  * verdicts:
  *
- * - ack → `DeleteMessage`, after the commit that made the message durable
+ * - ack → delete (batched, `DeleteMessageBatch`), after the commit that made the message durable
  *   (on-persist), or once every instance it started or advanced has ended
  *   (on-complete); until then its visibility is renewed
  *   ({@link VisibilityKeeper}) so no other consumer receives it;
@@ -24,7 +24,6 @@
  */
 import {
   ChangeMessageVisibilityCommand,
-  DeleteMessageCommand,
   type MessageAttributeValue,
   ReceiveMessageCommand,
   SendMessageCommand,
@@ -59,6 +58,7 @@ import {
   sqsClient,
   TRANSFER_ENCODING,
 } from "./_client.ts";
+import { DeleteBatcher } from "./_deletes.ts";
 import { GroupOrder } from "./_groups.ts";
 import { VisibilityKeeper } from "./_visibility.ts";
 import { resolveConnection, type SqsChannelOptions } from "./options.ts";
@@ -89,6 +89,7 @@ interface Reached {
   readonly client: SQSClient;
   readonly url: string;
   readonly keeper: VisibilityKeeper;
+  readonly deletes: DeleteBatcher;
 }
 
 /** A running channel consumer; {@link start} and {@link stop} may alternate (a singleton's lease). */
@@ -170,7 +171,7 @@ export class ChannelConsumer {
         logger: this.#o.logger,
         channel: this.#o.channel.declaration.name,
       });
-      return { client, url, keeper };
+      return { client, url, keeper, deletes: new DeleteBatcher(client, url) };
     } catch (error) {
       client.destroy();
       throw error;
@@ -362,9 +363,7 @@ export class ChannelConsumer {
       }
     }
     try {
-      await q.client.send(
-        new DeleteMessageCommand({ QueueUrl: q.url, ReceiptHandle: message.ReceiptHandle! }),
-      );
+      await q.deletes.delete(message.ReceiptHandle!);
     } catch (error) {
       // Done all the same: the copy SQS offers again is answered by inbox dedup.
       this.#o.logger.warn("a settled message could not be deleted; SQS will offer it again", {
