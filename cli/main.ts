@@ -9,14 +9,21 @@ import { DiagnosticError, formatDiagnostic } from "../engine/core/diagnostic.ts"
 import { transports as linkedTransports } from "../engine/core/transport.ts";
 import { ENGINE_VERSION } from "../engine/core/version.ts";
 import { type CliIo, type Command, EXIT_USAGE, UsageError } from "./command.ts";
+import { compatBaselineCommand } from "./compat_baseline.ts";
 import { createCommand } from "./create.ts";
 import { deployCommand, undeployCommand } from "./deploy.ts";
 import { deploymentsCommand } from "./deployments.ts";
+import { incidentsCommand } from "./incidents.ts";
+import { instancesCommand } from "./instances.ts";
 import { describeCommand } from "./describe.ts";
+import { docgenCommand } from "./docgen.ts";
 import { dispatchGraphCommand } from "./dispatch_graph.ts";
 import { explainCommand } from "./explain.ts";
 import { lintCommand } from "./lint.ts";
 import { migrateCommand } from "./migrate.ts";
+import { openapiCommand } from "./openapi.ts";
+import { auditReplayCommand } from "./audit_replay.ts";
+import { cryptoCommand } from "./crypto.ts";
 import { packageCommand } from "./package.ts";
 import { simulateCommand } from "./simulate.ts";
 import { testCommand } from "./test_simulate.ts";
@@ -73,15 +80,22 @@ export function commands(programName: string): Command[] {
     createCommand({ transports }),
     lintCommand({ transports }),
     packageCommand({ transports }),
+    openapiCommand({ transports }),
+    docgenCommand({ transports }),
+    compatBaselineCommand({ transports }),
     deploymentsCommand,
     deployCommand({ transports }),
     undeployCommand,
+    instancesCommand,
+    incidentsCommand,
     describeCommand,
     dispatchGraphCommand,
     simulateCommand,
     testCommand,
     explainCommand,
     migrateCommand,
+    cryptoCommand,
+    auditReplayCommand,
     versionCommand({ programName }),
   ];
 }
