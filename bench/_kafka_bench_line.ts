@@ -64,7 +64,7 @@ export async function kafkaBenchLine(o: KafkaBenchOptions): Promise<KafkaBenchRa
     await preload(kafka, topics, o.messages);
     const raw = await rawLoop(kafka, topics[0], o.messages, true);
     const rawBatch = await rawLoop(kafka, topics[1], o.messages, false);
-    const engine = await engineLoop(o, kafka, brokers, topics[2]);
+    const engine = await engineLoop(o, kafka, brokers, topics[2], double);
     return { raw, rawBatch, engine, broker: double ? "test-double" : "cluster" };
   } finally {
     await double?.close();
@@ -131,15 +131,17 @@ async function rawLoop(
 }
 
 /**
- * The engine: deploy, then time the preloaded topic from the moment its
- * consumer group first commits (the broker sees records taken) until every
- * record has run ({@link inboxRate}).
+ * The engine: deploy, then time the preloaded topic from the moment the
+ * broker sees records taken (the test double's first read of the topic; on
+ * a cluster, the group's first commit) until every record has run
+ * ({@link inboxRate}).
  */
 async function engineLoop(
   o: KafkaBenchOptions,
   kafka: Kafka,
   brokers: string,
   topic: string,
+  double: KafkaTestBroker | undefined,
 ): Promise<number> {
   const schema = freshSchema();
   const channel = "bench-kafka";
@@ -150,15 +152,19 @@ async function engineLoop(
   });
   const admin = kafka.admin();
   await admin.connect();
-  // Records not taken yet: everything past the group's committed offset (one partition).
-  const ready = async () => {
-    const [offsets] = await admin.fetchOffsets({
-      groupId: `sutra.default.${channel}`,
-      topics: [topic],
-    });
-    return o.messages - Math.max(0, Number(offsets.partitions[0]?.offset ?? -1));
-  };
-  const since = firstTaken(ready, o.messages);
+  const group = `sutra.default.${channel}`;
+  // The clock starts when the broker sees the consumer take records. The test double, in this
+  // process, records that moment itself: a client's question would queue behind the engine's work.
+  const partition = double?.log.partition(topic, 0);
+  const since = partition
+    ? (async () => {
+      while (partition.firstReadAt === undefined) await new Promise((r) => setTimeout(r, 2));
+      return partition.firstReadAt;
+    })()
+    : firstTaken(async () => {
+      const [offsets] = await admin.fetchOffsets({ groupId: group, topics: [topic] });
+      return o.messages - Math.max(0, Number(offsets.partitions[0]?.offset ?? -1));
+    }, o.messages);
   const engine = await startBenchEngine({
     env: {
       SUTRA_BENCH_KAFKA_BROKERS: brokers,

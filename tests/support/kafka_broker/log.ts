@@ -29,6 +29,12 @@ interface ProducerState {
 export class Partition {
   readonly records: StoredRecord[] = [];
   readonly #producers = new Map<bigint, ProducerState>();
+  /**
+   * When a fetch first took records from this partition (`performance.now()`):
+   * for a benchmark in the broker's own process, where a client's question
+   * would queue behind the work being measured.
+   */
+  firstReadAt: number | undefined;
 
   /** The offset the next record gets (the high watermark: everything is committed at once). */
   get end(): bigint {
@@ -80,6 +86,7 @@ export class Partition {
       if (out.length > 0 && bytes > maxBytes) break;
       out.push(r);
     }
+    if (out.length > 0) this.firstReadAt ??= performance.now();
     return out;
   }
 }
