@@ -14,7 +14,7 @@ import type { Logger } from "../../core/log.ts";
 import { errorMessage } from "../../core/errors.ts";
 import type { FinishedSpan } from "./tracer.ts";
 import type { MetricRegistry } from "./metrics.ts";
-import { metricsRequest, type Scope, tracesRequest } from "./otlp_json.ts";
+import { metricsRequest, type Scope, tracesRequestJson } from "./otlp_json.ts";
 import { nowMs } from "./tracer.ts";
 
 /** Options for {@link OtlpExporter}. */
@@ -118,7 +118,7 @@ export class OtlpExporter {
     for (let due = this.#queue.length; due > 0;) {
       const batch = this.#queue.splice(0, Math.min(due, this.#batchSize));
       due -= batch.length;
-      const body = tracesRequest(this.#o.resource, this.#o.scope, batch);
+      const body = tracesRequestJson(this.#o.resource, this.#o.scope, batch);
       if (await this.#post("/v1/traces", body)) this.stats.exportedSpans += batch.length;
     }
     if (withMeters && this.#o.metrics) {
@@ -127,18 +127,18 @@ export class OtlpExporter {
         startMs: this.#startedMs,
         nowMs: nowMs(),
       });
-      await this.#post("/v1/metrics", body);
+      await this.#post("/v1/metrics", JSON.stringify(body));
     }
   }
 
   /** One request; true when the collector took it. Failures are logged on the change only. */
-  async #post(path: string, body: unknown): Promise<boolean> {
+  async #post(path: string, body: string): Promise<boolean> {
     const url = this.#o.endpoint.replace(/\/+$/, "") + path;
     try {
       const response = await fetch(url, {
         method: "POST",
         headers: { ...this.#o.headers, "content-type": "application/json" },
-        body: JSON.stringify(body),
+        body,
         signal: AbortSignal.any([
           this.#abort.signal,
           AbortSignal.timeout(this.#o.timeoutMs ?? 10_000),

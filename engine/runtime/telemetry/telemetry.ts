@@ -284,18 +284,7 @@ export class Telemetry {
       attributes: { "sutra.channel": delivery.channel },
     }, parent);
     const ctx = trace.setSpan(parent, span).setValue(DISPATCH_SPAN, span);
-    return contexts.with(ctx, async () => {
-      try {
-        const outcome = await run();
-        describeOutcome(span, outcome);
-        return outcome;
-      } catch (error) {
-        failed(span, error);
-        throw error;
-      } finally {
-        span.end();
-      }
-    });
+    return ended(span, () => contexts.with(ctx, run), describeOutcome);
   }
 
   /** After a step committed: instance and lane meters, and the wait/resume link. */
@@ -424,16 +413,26 @@ export async function traced<T>(
   const tracer = (ctx.getValue(TELEMETRY) as Telemetry | undefined)?.tracer;
   if (!tracer) return await run();
   const span = tracer.startSpan(name, { attributes }, ctx);
-  return await contexts.with(trace.setSpan(ctx, span), async () => {
-    try {
-      return await run();
-    } catch (error) {
-      failed(span, error);
-      throw error;
-    } finally {
-      span.end();
-    }
-  });
+  // `run` starts inside the span's context; its continuations keep it.
+  return await ended(span, () => contexts.with(trace.setSpan(ctx, span), run));
+}
+
+/** Runs `start` and ends `span` when what it started settles, marking a failure on it. */
+async function ended<T>(
+  span: Span,
+  start: () => Promise<T> | T,
+  describe?: (span: Span, value: T) => void,
+): Promise<T> {
+  try {
+    const value = await start();
+    describe?.(span, value);
+    return value;
+  } catch (error) {
+    failed(span, error);
+    throw error;
+  } finally {
+    span.end();
+  }
 }
 
 /** The endpoint export goes to, or undefined; a malformed one is reported and ignored. */
