@@ -19,11 +19,12 @@
  *
  * Records of one key reach the engine in offset order, one at a time
  * ({@link KeyedSequencer}); other keys of the partition run meanwhile, up
- * to `max-in-flight`. A rebalance fences the old generation's offsets:
- * work not started is abandoned, work under way finishes but commits
- * nothing, and the new owner starts at the last commit — the inbox dedup
- * on topic/partition/offset (or the idempotency header) answers what it
- * sees again without running it twice.
+ * to `max-in-flight`. A rebalance first commits what is finished (the old
+ * generation may still commit while the group prepares), then fences the
+ * old generation's offsets: work not started is abandoned, work under way
+ * finishes but commits nothing, and the new owner starts at the last
+ * commit — the inbox dedup on topic/partition/offset (or the idempotency
+ * header) answers what it sees again without running it twice.
  *
  * @module
  */
@@ -180,6 +181,8 @@ export class ChannelConsumer {
       });
       ended();
     });
+    // A rebalance begins: commit what is finished while the old generation still may.
+    consumer.on(consumer.events.REBALANCING, () => this.#scheduleCommit());
     consumer.on(consumer.events.GROUP_JOIN, (event) => this.#assigned(event.payload));
     try {
       await consumer.connect();
