@@ -31,6 +31,7 @@ import {
   AliasConflictError,
   ClaimLostError,
   commitsNothing,
+  leavesNoRow,
   type StepCommit,
 } from "../instances/repository.ts";
 import { type EncodeContext, outboxRows, replyOf } from "./encode.ts";
@@ -141,7 +142,9 @@ async function commitAndAnswer(
   try {
     // A step with nothing to make durable (it ended at once and keeps no history) skips the database.
     if (t.dedup || t.also || t.capture || !commitsNothing(step)) {
-      const written: StepCommit = { ...step, snapshot: encodeSnapshotText(t.plan, state) };
+      // A step that erases its instance writes no snapshot: none is rendered for it.
+      const snapshot = leavesNoRow(step) ? "" : encodeSnapshotText(t.plan, state);
+      const written: StepCommit = { ...step, snapshot };
       // Waiting for the log flush is not running: the lane steps other instances meanwhile,
       // whose commits join this one's group (the instance's own next step still waits).
       await offLane(() =>

@@ -207,7 +207,7 @@ export interface StepCommit {
   readonly deploymentId: string;
   readonly processId: string;
   readonly state: InstanceState;
-  /** The state's snapshot text. */
+  /** The state's snapshot text (never read for a step that {@link leavesNoRow}). */
   readonly snapshot: string;
   readonly effects: Effects;
   readonly outbox: readonly OutboxRow[];
@@ -299,8 +299,12 @@ export function commitsNothing(c: Omit<StepCommit, "snapshot">): boolean {
     c.effects.aliasesRecorded.length === 0 && c.admission?.cap === undefined;
 }
 
-/** The step ends the instance and no history is kept (FAILED is always kept). */
-function leavesNoRow(c: Omit<StepCommit, "snapshot">): boolean {
+/**
+ * The step ends the instance and no history is kept (FAILED is always
+ * kept): its instance row is deleted, or never inserted, so no snapshot of
+ * it is written.
+ */
+export function leavesNoRow(c: Omit<StepCommit, "snapshot">): boolean {
   return c.deleteAtCompletion === true &&
     (c.state.status === "COMPLETED" || c.state.status === "TERMINATED");
 }
