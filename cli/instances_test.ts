@@ -76,7 +76,7 @@ Deno.test("sutra instances list, show, set-variable, retry and cancel; sutra inc
     assert.match(shown.out, /^ {2}orderId=O-1 \(retired\)$/m);
 
     assert.equal((await run(engine, ["retry", failed])).out, `${failed}: retrying Charge\n`);
-    const again = await run(engine, ["retry", failed, "--format", "json"]);
+    const again = await run(engine, ["retry", waiting, "--format", "json"]);
     assert.equal(again.code, 1);
     assert.equal(JSON.parse(again.out).diagnostics[0].code, "SUTRA.ADMIN.RETRY.NOT_FAILED");
     assert.equal((await run(engine, ["cancel", waiting])).out, `${waiting}: TERMINATED\n`);
