@@ -129,6 +129,29 @@ export function adminOpenApi(): Json {
           }),
         },
       },
+      "/admin/deployments/{id}/processes/{process}/diagram": {
+        get: {
+          summary: "The BPMN a process was deployed from, with a generated layout when it has none",
+          description: operate,
+          parameters: ["id", "process"].map((name) => ({
+            name,
+            in: "path",
+            required: true,
+            schema: { type: "string" },
+          })),
+          responses: {
+            200: {
+              description: "The BPMN XML.",
+              content: { "application/xml": { schema: { type: "string" } } },
+            },
+            ...Object.fromEntries(
+              Object.entries(responses("", {}, {
+                404: "No registered deployment serves that process.",
+              })).filter(([status]) => status !== "200"),
+            ),
+          },
+        },
+      },
       "/admin/instances": {
         get: {
           summary: "Search instances, newest first, keyset-paginated",

@@ -16,6 +16,8 @@ import type { Database } from "../../persistence/mod.ts";
 import type { AdminGate } from "../admin_auth.ts";
 import type { DeploymentRegistry } from "../deployments/registry.ts";
 import { diagnosticResponse, jsonResponse, type Router } from "../http_router.ts";
+import type { Config } from "../../core/mod.ts";
+import { addConsoleRoutes, CONSOLE_ENABLED } from "../admin/console.ts";
 import { addAdminRoutes } from "./admin_routes.ts";
 import { surfaceStatus } from "./repository.ts";
 
@@ -26,6 +28,8 @@ export interface InstanceRoutesOptions {
   readonly admin: AdminGate;
   /** Whether steps write the audit journal (`sutra.audit.sql`). */
   readonly auditJournal: boolean;
+  /** The engine's configuration: `sutra.console.enabled` mounts the web console. */
+  readonly config?: Config;
   /** Cancels an instance; resolves to the outcome as an HTTP response. */
   readonly cancel: (instanceId: string) => Promise<Response>;
 }
@@ -109,6 +113,7 @@ async function inspect(o: InstanceRoutesOptions, row: InstanceRow) {
   let variables: Record<string, string> | null = null;
   let redacted: Record<string, string> = {};
   let waits: { node: string; kind: string; channel?: string }[] = [];
+  let completed: string[] = [];
   if (plan) {
     const decoded = decodeSnapshot(plan, row.snapshot);
     if (!decoded.diagnostics) {
@@ -121,6 +126,7 @@ async function inspect(o: InstanceRoutesOptions, row: InstanceRow) {
       redacted = Object.fromEntries(
         vars.flatMap(([name]) => sensitive.has(name) ? [[name, sensitive.get(name)!]] : []),
       );
+      completed = [...decoded.state.completed].sort();
       waits = [...decoded.state.waits.values()].map((w) => ({
         node: plan.processById.get(w.process)?.nodes[w.node]?.id ?? String(w.node),
         kind: w.kind,
@@ -140,6 +146,7 @@ async function inspect(o: InstanceRoutesOptions, row: InstanceRow) {
     variables,
     redacted,
     waits,
+    completed,
     aliases: aliases.map((a) => ({
       name: a.name,
       value: a.value,
@@ -151,6 +158,7 @@ async function inspect(o: InstanceRoutesOptions, row: InstanceRow) {
 /** Mounts the instance routes, and with them the operator's admin routes (admin_routes.ts). */
 export function addInstanceRoutes(router: Router, o: InstanceRoutesOptions): void {
   addAdminRoutes(router, o);
+  if (o.config?.require(CONSOLE_ENABLED)) addConsoleRoutes(router, o);
   router.add("GET", "/sutra/instances/{id}", async (_request, { id }) => {
     const row = await findInstance(o.db, id);
     return row ? jsonResponse(200, instanceSummary(row)) : notFound(id);
