@@ -7,9 +7,11 @@
  * machine falls on both. The receiver runs in a process of its own, as a
  * collector would, so its JSON parsing does not share the engine's event
  * loop. Prints one rate line per variant, then the overhead (target
- * ≤ 0.10) twice: in throughput (`1 - traced/plain`) and in the engine
- * process's CPU per message (`traced/plain - 1`), the steadier figure on a
- * busy machine; and what the receiver got.
+ * ≤ 0.10) twice, each the median over the rounds of a traced run against
+ * the plain run just before it: in throughput (`1 - traced/plain`) and in
+ * the engine process's CPU per message (`traced/plain - 1`), the steadier
+ * figure on a busy machine; and what the receiver got. The export interval
+ * is the default (a full batch of spans is sent at once anyway).
  *
  * ```ts
  * import { telemetryBenchLines } from "./_telemetry_bench_line.ts";
@@ -121,7 +123,6 @@ export async function telemetryBenchLines(o: TelemetryBenchOptions): Promise<Tel
     off: {},
     "otlp+prometheus": {
       SUTRA_TELEMETRY_OTLP_ENDPOINT: receiver.url,
-      SUTRA_TELEMETRY_EXPORT_INTERVAL: "PT1S",
       SUTRA_TELEMETRY_METRICS_PROMETHEUS: "true",
     },
   };
@@ -142,9 +143,13 @@ export async function telemetryBenchLines(o: TelemetryBenchOptions): Promise<Tel
     received = await receiver.stop();
   }
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const median = (xs: number[]) => {
+    const sorted = [...xs].sort((a, b) => a - b);
+    const mid = Math.floor(sorted.length / 2);
+    return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  };
   const summary = (ms: Measured[]) => ({
     perSecond: mean(ms.map((m) => m.perSecond)),
-    usPerOp: mean(ms.map((m) => m.cpu.processUsPerOp)),
     runs: ms.map((m) => Math.round(m.perSecond)),
     cpu: ms.map((m) => m.cpu),
   });
@@ -164,12 +169,17 @@ export async function telemetryBenchLines(o: TelemetryBenchOptions): Promise<Tel
     cpu: traced.cpu,
     receiver: received,
   });
-  const overhead = 1 - traced.perSecond / plain.perSecond;
-  const cpuOverhead = traced.usPerOp / plain.usPerOp - 1;
+  // Each round's traced run is compared with the plain run just before it; the median of those
+  // ratios is steadier on a shared machine than a ratio of means.
+  const pairs = runs.off.map((p, i) => [p, runs["otlp+prometheus"][i]] as const);
+  const rateRatio = median(pairs.map(([p, t]) => t.perSecond / p.perSecond));
+  const cpuRatio = median(pairs.map(([p, t]) => t.cpu.processUsPerOp / p.cpu.processUsPerOp));
+  const overhead = 1 - rateRatio;
+  const cpuOverhead = cpuRatio - 1;
   o.lines.record({
     ratios: {
-      tracedOverPlain: Number((traced.perSecond / plain.perSecond).toFixed(3)),
-      tracedOverPlainCpuPerOp: Number((traced.usPerOp / plain.usPerOp).toFixed(3)),
+      tracedOverPlain: Number(rateRatio.toFixed(3)),
+      tracedOverPlainCpuPerOp: Number(cpuRatio.toFixed(3)),
     },
     telemetryOverhead: Number(overhead.toFixed(3)),
     telemetryCpuOverhead: Number(cpuOverhead.toFixed(3)),

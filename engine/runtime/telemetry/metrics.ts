@@ -67,6 +67,8 @@ export type MetricData =
 /** A monotonic counter. */
 export interface Counter {
   add(value: number, labels?: Labels): void;
+  /** One series of the counter, resolved once (for a hot path that counts it often). */
+  bind(labels?: Labels): (value: number) => void;
 }
 
 /** A histogram of recorded values. */
@@ -162,13 +164,24 @@ export class MetricRegistry {
     const decl = this.#declare(declaration);
     const series = new Map<string, { labels: Record<string, string>; value: number }>();
     this.#instruments.set(decl.name, { decl, kind: "counter", series });
+    const pointOf = (labels: Labels | undefined) => {
+      const [key, kept] = this.#series(decl, labels);
+      let point = series.get(key);
+      if (!point) {
+        point = { labels: kept, value: 0 };
+        series.set(key, point);
+      }
+      return point;
+    };
     return {
       add: (value, labels) => {
-        if (!(value >= 0)) return;
-        const [key, kept] = this.#series(decl, labels);
-        const point = series.get(key);
-        if (point) point.value += value;
-        else series.set(key, { labels: kept, value });
+        if (value >= 0) pointOf(labels).value += value;
+      },
+      bind: (labels) => {
+        const point = pointOf(labels);
+        return (value) => {
+          if (value >= 0) point.value += value;
+        };
       },
     };
   }

@@ -261,11 +261,18 @@ export class Telemetry {
       this.tracer = new SutraTracer((span) => exporter.enqueue(span));
     }
     const m = this.meters;
+    const entered = boundPerNode(m.entered);
+    const left = boundPerNode(m.left);
+    const flows = new Map<string, (value: number) => void>();
     this.executor = createExecutor({
       listeners: [{
-        onNodeEntered: (e) => m.entered.add(1, { process: e.process, node: e.node }),
-        onNodeLeft: (e) => m.left.add(1, { process: e.process, node: e.node }),
-        onFlowTaken: (e) => m.flows.add(1, { process: e.process }),
+        onNodeEntered: (e) => entered(e.process, e.node)(1),
+        onNodeLeft: (e) => left(e.process, e.node)(1),
+        onFlowTaken: (e) => {
+          let add = flows.get(e.process);
+          if (!add) flows.set(e.process, add = m.flows.bind({ process: e.process }));
+          add(1);
+        },
       }],
     });
   }
@@ -366,6 +373,20 @@ export class Telemetry {
         }),
     );
   }
+}
+
+/** A counter's series per process and node, each resolved on first use. */
+function boundPerNode(
+  counter: Counter,
+): (process: string, node: string | undefined) => (value: number) => void {
+  const byProcess = new Map<string, Map<string | undefined, (value: number) => void>>();
+  return (process, node) => {
+    let byNode = byProcess.get(process);
+    if (!byNode) byProcess.set(process, byNode = new Map());
+    let add = byNode.get(node);
+    if (!add) byNode.set(node, add = counter.bind({ process, node }));
+    return add;
+  };
 }
 
 function describeOutcome(span: Span, outcome: DeliveryOutcome): void {
