@@ -41,11 +41,11 @@ Deno.test("an allowed transport deploys as usual", async () => {
 
 Deno.test("an allowed transport the build does not link stops the engine at startup", async () => {
   await assert.rejects(
-    bootEngine({ env: { SUTRA_ALLOWED_TRANSPORTS: "http,kafka" } }),
+    bootEngine({ env: { SUTRA_ALLOWED_TRANSPORTS: "http,mqtt" } }),
     (error: Error) => {
       assert.ok(error instanceof DiagnosticError, String(error));
       assert.equal(error.diagnostics[0].code, "SUTRA.CONFIG.PROPERTY.INVALID");
-      assert.match(error.message, /'kafka'/);
+      assert.match(error.message, /'mqtt'/);
       return true;
     },
   );
