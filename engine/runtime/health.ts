@@ -9,7 +9,8 @@
  * A dead lane fails both probes at once: liveness answers 503 with the
  * lanes in `data.deadLanes` (restart the process: the instances hashed to
  * that lane have no other home in it), and readiness is DOWN with a
- * `lanes` check saying the same, so no new traffic is routed here meanwhile.
+ * `lanes` check saying the same (listed only then), so no new traffic is
+ * routed here meanwhile.
  *
  * @module
  */
@@ -48,18 +49,13 @@ export function addHealthRoutes(
     if (deadLanes.length === 0) return jsonResponse(200, { status: "UP" });
     return jsonResponse(503, { status: "DOWN", data: { deadLanes } });
   });
-  const lanesCheck: ReadinessCheck = {
-    name: "lanes",
-    check: () => {
-      const deadLanes = dead();
-      return Promise.resolve({
-        status: deadLanes.length === 0 ? "UP" : "DOWN",
-        data: { deadLanes },
-      });
-    },
-  };
-  const all = options.deadLanes ? [...checks, lanesCheck] : checks;
   router.add("GET", "/sutra/health/ready", async () => {
+    // Listed only while a lane is dead, so a healthy answer keeps its usual checks.
+    const deadLanes = dead();
+    const all = deadLanes.length === 0 ? checks : [...checks, {
+      name: "lanes",
+      check: () => Promise.resolve({ status: "DOWN" as const, data: { deadLanes } }),
+    }];
     const results = await Promise.all(all.map(async (c) => {
       try {
         return { name: c.name, ...(await c.check()) };

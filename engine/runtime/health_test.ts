@@ -47,11 +47,7 @@ Deno.test("a dead lane makes liveness 503 with data.deadLanes and readiness DOWN
   assert.deepEqual(await probe("live"), { status: 200, body: { status: "UP" } });
   const ready = await probe("ready");
   assert.equal(ready.status, 200);
-  assert.deepEqual(ready.body.checks.at(-1), {
-    name: "lanes",
-    status: "UP",
-    data: { deadLanes: [] },
-  });
+  assert.deepEqual(ready.body.checks.map((c: { name: string }) => c.name), ["database"]);
 
   dead = [3, 1];
   assert.deepEqual(await probe("live"), {
