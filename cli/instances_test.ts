@@ -1,15 +1,12 @@
 import assert from "node:assert/strict";
 import { ManualClock } from "../engine/core/mod.ts";
 import type { RunningEngine } from "../engine/runtime/mod.ts";
-import { transports } from "../engine/core/transport.ts";
-import { readPackageDir, sealPackage } from "../engine/package/mod.ts";
 import { captureIo } from "../tests/support/cli_io.ts";
 import { advanceTo, deployDir, startOn, T0, withEngine } from "../tests/runtime/timers_support.ts";
+import { deployRevision, ORDER } from "../tests/runtime/admin_support.ts";
 import { UsageError } from "./command.ts";
 import { incidentsCommand } from "./incidents.ts";
 import { instancesCommand, variableAssignments } from "./instances.ts";
-
-const FIXTURE = "tests/fixtures/runtime/admin_order";
 
 async function run(engine: RunningEngine, args: string[]) {
   const captured = captureIo({ env: { SUTRA_ENGINE_URL: engine.url } });
@@ -23,7 +20,7 @@ async function withOrders(
 ): Promise<void> {
   const clock = new ManualClock(T0);
   await withEngine({ target: { url: "memory://" }, clock }, async (engine) => {
-    await deployDir(engine, FIXTURE);
+    await deployDir(engine, ORDER);
     const failed = await startOn(engine, "ord-start", { orderId: "O-1" });
     await advanceTo(engine, clock, T0 + 5_000);
     const waiting = await startOn(engine, "ord-start", { orderId: "O-2" });
@@ -88,63 +85,50 @@ Deno.test("sutra instances migrate: dry run, real run and a batch, with exit cod
       (await (await fetch(`${engine.url}/sutra/instances/${failed}`)).json()).deploymentId,
     );
     // A new revision: the same package with a longer charge deadline.
-    const dir = await Deno.makeTempDir({ prefix: "sutra-cli-migrate-" });
-    try {
-      await Deno.mkdir(`${dir}/bpmn`);
-      const root = new URL(`../${FIXTURE}/`, import.meta.url).pathname;
-      for (const name of ["package.yaml", "channels.yaml"]) {
-        await Deno.copyFile(`${root}${name}`, `${dir}/${name}`);
-      }
-      const bpmn = await Deno.readTextFile(`${root}bpmn/order.bpmn`);
-      await Deno.writeTextFile(
-        `${dir}/bpmn/order.bpmn`,
-        bpmn.replace('duration="PT5S"', 'duration="PT1H"'),
-      );
-      const read = await readPackageDir(dir);
-      const sealed = await sealPackage(read.files!, { transports });
-      const target = (await engine.deployments.deploy(sealed.archive!.bytes)).deploymentId;
+    const target = await deployRevision(
+      engine,
+      ORDER,
+      (bpmn) => bpmn.replace('duration="PT5S"', 'duration="PT1H"'),
+    );
 
-      const dry = await run(engine, [
-        "migrate",
-        failed,
-        "--target",
-        target,
-        "--resume",
-        "--dry-run",
-      ]);
-      assert.equal(dry.code, 0, dry.err);
-      assert.match(dry.out, new RegExp(`^${failed}: VALID$`, "m"));
-      assert.match(dry.out, /SUTRA\.ADMIN\.MIGRATE\.DRY_RUN/);
-      const refused = await run(engine, ["migrate", waiting, "--target", target, "--resume"]);
-      assert.equal(refused.code, 1);
-      assert.match(refused.out, /REFUSED[^]*SUTRA\.ADMIN\.MIGRATE\.RESUME_NOT_FAILED/);
-      const batch = await run(engine, [
-        "migrate",
-        "--source",
-        source,
-        "--target",
-        target,
-        "--status",
-        "failed",
-        "--resume",
-      ]);
-      assert.equal(batch.code, 0, batch.out + batch.err);
-      assert.match(batch.out, new RegExp(`^${failed}: MIGRATED \\(resumed\\)$`, "m"));
-      assert.match(batch.out, /^MIGRATED 1$/m);
-      const rest = await run(engine, [
-        "migrate",
-        "--source",
-        source,
-        "--target",
-        target,
-        "--format",
-        "json",
-      ]);
-      assert.equal(rest.code, 0, rest.out);
-      assert.deepEqual(JSON.parse(rest.out).totals.MIGRATED, 1);
-    } finally {
-      await Deno.remove(dir, { recursive: true });
-    }
+    const dry = await run(engine, [
+      "migrate",
+      failed,
+      "--target",
+      target,
+      "--resume",
+      "--dry-run",
+    ]);
+    assert.equal(dry.code, 0, dry.err);
+    assert.match(dry.out, new RegExp(`^${failed}: VALID$`, "m"));
+    assert.match(dry.out, /SUTRA\.ADMIN\.MIGRATE\.DRY_RUN/);
+    const refused = await run(engine, ["migrate", waiting, "--target", target, "--resume"]);
+    assert.equal(refused.code, 1);
+    assert.match(refused.out, /REFUSED[^]*SUTRA\.ADMIN\.MIGRATE\.RESUME_NOT_FAILED/);
+    const batch = await run(engine, [
+      "migrate",
+      "--source",
+      source,
+      "--target",
+      target,
+      "--status",
+      "failed",
+      "--resume",
+    ]);
+    assert.equal(batch.code, 0, batch.out + batch.err);
+    assert.match(batch.out, new RegExp(`^${failed}: MIGRATED \\(resumed\\)$`, "m"));
+    assert.match(batch.out, /^MIGRATED 1$/m);
+    const rest = await run(engine, [
+      "migrate",
+      "--source",
+      source,
+      "--target",
+      target,
+      "--format",
+      "json",
+    ]);
+    assert.equal(rest.code, 0, rest.out);
+    assert.deepEqual(JSON.parse(rest.out).totals.MIGRATED, 1);
   }));
 
 Deno.test("sutra instances refuses bad usage before calling the engine", async () => {

@@ -10,13 +10,11 @@
  * meeting a held claim bounces without writing, and one racing a resume
  * leaves the instance whole on one revision or the other.
  */
-import "../../io/transports/mod.ts";
 import assert from "node:assert/strict";
 import { ManualClock } from "../../engine/core/mod.ts";
-import { transports } from "../../engine/core/transport.ts";
-import { readPackageDir, sealPackage } from "../../engine/package/mod.ts";
 import type { RunningEngine } from "../../engine/runtime/mod.ts";
 import { type Answer, get, post } from "./support.ts";
+import { BODIES, completeCharge, deployRevision, ORDER, parkedAt } from "./admin_support.ts";
 import {
   advanceTo,
   deployDir,
@@ -27,43 +25,6 @@ import {
   T0,
   withEngine,
 } from "./timers_support.ts";
-
-const ORDER = "tests/fixtures/runtime/admin_order";
-const BODIES = "tests/fixtures/runtime/admin_bodies";
-
-/** Seals `fixture` with `edit` applied to its BPMN file, as a new revision of the same slot. */
-async function revision(fixture: string, edit: (bpmn: string) => string): Promise<Uint8Array> {
-  const root = new URL(`../../${fixture}/`, import.meta.url).pathname;
-  const dir = await Deno.makeTempDir({ prefix: "sutra-admin-migrate-" });
-  try {
-    for (const name of ["package.yaml", "channels.yaml"]) {
-      await Deno.copyFile(`${root}${name}`, `${dir}/${name}`);
-    }
-    await Deno.mkdir(`${dir}/bpmn`);
-    for await (const e of Deno.readDir(`${root}bpmn`)) {
-      const text = await Deno.readTextFile(`${root}bpmn/${e.name}`);
-      const edited = edit(text);
-      assert.notEqual(edited, text, "the edit changed the model");
-      await Deno.writeTextFile(`${dir}/bpmn/${e.name}`, edited);
-    }
-    const read = await readPackageDir(dir);
-    assert.ok(read.files, read.diagnostics.map((d) => d.message).join("\n"));
-    const sealed = await sealPackage(read.files, { transports });
-    assert.ok(sealed.archive, sealed.diagnostics.map((d) => `${d.code} ${d.message}`).join("\n"));
-    return sealed.archive.bytes;
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
-
-/** Deploys a revision (it becomes active; the previous one drains) and answers its id. */
-async function deployRevision(
-  engine: RunningEngine,
-  fixture: string,
-  edit: (bpmn: string) => string,
-): Promise<string> {
-  return (await engine.deployments.deploy(await revision(fixture, edit))).deploymentId;
-}
 
 const migrate = (engine: RunningEngine, id: string, body: unknown) =>
   post(engine, `/admin/instances/${id}/migrate`, body);
@@ -94,28 +55,6 @@ async function footprint(engine: RunningEngine, id: string): Promise<string> {
     [id],
   );
   return JSON.stringify(rows);
-}
-
-/** Completes the one charge task of `orderId` as a pull worker would. */
-async function completeCharge(engine: RunningEngine, orderId: string): Promise<void> {
-  let tasks: { id: string }[] = [];
-  assert.ok(
-    await pollUntil(async () => {
-      const fetched = await post(engine, "/sutra/external-tasks/fetch-and-lock", {
-        workerId: "w-1",
-        channels: ["ord-charge"],
-        lockDuration: "PT1M",
-      });
-      tasks = fetched.body as unknown as { id: string }[];
-      return Array.isArray(tasks) && tasks.length > 0;
-    }),
-    "no charge task was parked",
-  );
-  const done = await post(engine, `/sutra/external-tasks/${tasks[0].id}/complete`, {
-    workerId: "w-1",
-    result: { orderId },
-  });
-  assert.equal(done.status, 200, JSON.stringify(done.body));
 }
 
 async function pinOf(engine: RunningEngine, id: string): Promise<string> {
@@ -253,15 +192,7 @@ eachTarget("token, message wait, timer and alias loci: compatible and not", asyn
 
     // It runs on: the worker's answer and the shipping notice complete it on the new revision.
     await completeCharge(engine, "M-1");
-    assert.ok(
-      await pollUntil(async () =>
-        (await engine.database.query(
-          "select 1 from waits where instance_id = $1 and node_id = 'AwaitShip'",
-          [id],
-        ))
-          .rows.length === 1
-      ),
-    );
+    await parkedAt(engine, id, "AwaitShip");
     assert.equal((await post(engine, "/channels/ord-ship", { orderId: "M-1" })).status, 200);
     assert.equal((await get(engine, `/sutra/instances/${id}`)).body.status, "COMPLETED");
     const newer = await deployRevision(
@@ -335,15 +266,7 @@ eachTarget(
         // F-2 is repaired first by a retry in place, so only F-1 is left to migrate.
         assert.equal((await post(engine, `/admin/instances/${live}/retry`, "")).status, 200);
         await completeCharge(engine, "F-2");
-        assert.ok(
-          await pollUntil(async () =>
-            (await engine.database.query(
-              "select 1 from waits where instance_id = $1 and node_id = 'AwaitShip'",
-              [live],
-            ))
-              .rows.length === 1
-          ),
-        );
+        await parkedAt(engine, live, "AwaitShip");
         const repaired = await deployRevision(
           engine,
           ORDER,
@@ -373,15 +296,7 @@ eachTarget(
         // Back among the live (the poller may be running its retry already).
         assert.equal((await statusOf(engine.database, failed)).status, "RUNNING");
         await completeCharge(engine, "F-1");
-        assert.ok(
-          await pollUntil(async () =>
-            (await engine.database.query(
-              "select 1 from waits where instance_id = $1 and node_id = 'AwaitShip'",
-              [failed],
-            ))
-              .rows.length === 1
-          ),
-        );
+        await parkedAt(engine, failed, "AwaitShip");
         assert.equal((await post(engine, "/channels/ord-ship", { orderId: "F-1" })).status, 200);
         assert.deepEqual(await statusOf(engine.database, failed), {
           status: "COMPLETED",
@@ -431,15 +346,7 @@ eachTarget(
         const id = await startOn(engine, "ord-start", { orderId });
         ids.push(id);
         await completeCharge(engine, orderId);
-        assert.ok(
-          await pollUntil(async () =>
-            (await engine.database.query(
-              "select 1 from waits where instance_id = $1 and node_id = 'AwaitShip'",
-              [id],
-            ))
-              .rows.length === 1
-          ),
-        );
+        await parkedAt(engine, id, "AwaitShip");
       }
       const next = await deployRevision(engine, ORDER, (b) => b.replace("one attempt", "one try"));
       // A lane holding the claim: the migration bounces and writes nothing.

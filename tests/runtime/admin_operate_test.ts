@@ -9,7 +9,8 @@
 import assert from "node:assert/strict";
 import { ManualClock } from "../../engine/core/mod.ts";
 import type { RunningEngine } from "../../engine/runtime/mod.ts";
-import { type Answer, codeOf, get, post } from "./support.ts";
+import { codeOf, get, post } from "./support.ts";
+import { completeCharge, deployRevision, ORDER, patch } from "./admin_support.ts";
 import {
   advanceTo,
   deployDir,
@@ -20,18 +21,6 @@ import {
   T0,
   withEngine,
 } from "./timers_support.ts";
-
-const FIXTURE = "tests/fixtures/runtime/admin_order";
-
-/** PATCHes `body` as JSON. */
-export async function patch(engine: RunningEngine, path: string, body: unknown): Promise<Answer> {
-  const response = await fetch(`${engine.url}${path}`, {
-    method: "PATCH",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: await response.json(), headers: response.headers };
-}
 
 /** Starts order `orderId` and lets its one charge attempt time out: the instance is FAILED. */
 async function failedOrder(
@@ -48,33 +37,10 @@ async function failedOrder(
   return id;
 }
 
-/** Fetches the one charge task for `orderId` and completes it. */
-async function completeCharge(engine: RunningEngine, orderId: string): Promise<void> {
-  let tasks: { id: string; body: string }[] = [];
-  assert.ok(
-    await pollUntil(async () => {
-      const fetched = await post(engine, "/sutra/external-tasks/fetch-and-lock", {
-        workerId: "w-1",
-        channels: ["ord-charge"],
-        lockDuration: "PT1M",
-      });
-      tasks = fetched.body as unknown as { id: string; body: string }[];
-      return Array.isArray(tasks) && tasks.length > 0;
-    }),
-    "no charge task was parked",
-  );
-  assert.deepEqual(JSON.parse(tasks[0].body), { orderId });
-  const done = await post(engine, `/sutra/external-tasks/${tasks[0].id}/complete`, {
-    workerId: "w-1",
-    result: { orderId, charged: true },
-  });
-  assert.equal(done.status, 200, JSON.stringify(done.body));
-}
-
 eachTarget("a FAILED order is found, fixed, retried and completes", async (target) => {
   const clock = new ManualClock(T0);
   await withEngine({ target, clock }, async (engine) => {
-    await deployDir(engine, FIXTURE);
+    await deployDir(engine, ORDER);
     const id = await failedOrder(engine, clock, "O-1");
 
     const incidents = await get(engine, "/admin/incidents?kind=instance");
@@ -164,7 +130,7 @@ eachTarget("a FAILED order is found, fixed, retried and completes", async (targe
 eachTarget("retry and variable changes refuse what they cannot do", async (target) => {
   const clock = new ManualClock(T0);
   await withEngine({ target, clock }, async (engine) => {
-    await deployDir(engine, FIXTURE);
+    await deployDir(engine, ORDER);
     const live = await startOn(engine, "ord-start", { orderId: "O-2" });
     const notFailed = await post(engine, `/admin/instances/${live}/retry`, "");
     assert.equal(notFailed.status, 409);
@@ -197,5 +163,48 @@ eachTarget("retry and variable changes refuse what they cannot do", async (targe
       status: "FAILED",
       code: "SUTRA.RUNTIME.RETRY.EXHAUSTED",
     });
+
+    // A parallel branch parked elsewhere lost its wait with the failure: no silent hang.
+    await deployRevision(engine, ORDER, forked);
+    const branched = await failedOrder(engine, clock, "O-4");
+    const stranded = await post(engine, `/admin/instances/${branched}/retry`, "");
+    assert.equal(stranded.status, 409);
+    assert.equal(codeOf(stranded), "SUTRA.ADMIN.RETRY.UNSUPPORTED");
+    assert.match(JSON.stringify(stranded.body), /'AwaitShip'/);
+    // A failure that is no task's attempt (a gateway with no path) is for migration.
+    await deployRevision(engine, ORDER, noPath);
+    const gated = await startOn(engine, "ord-start", { orderId: "O-5" });
+    assert.deepEqual(await statusOf(engine.database, gated), {
+      status: "FAILED",
+      code: "SUTRA.RUNTIME.GATEWAY.NO_PATH",
+    });
+    const noTask = await post(engine, `/admin/instances/${gated}/retry`, "");
+    assert.equal(codeOf(noTask), "SUTRA.ADMIN.RETRY.UNSUPPORTED");
+    assert.match(JSON.stringify(noTask.body), /'Check' is a exclusiveGateway/);
   });
 });
+
+/** The order with its charge and its shipping notice awaited side by side. */
+const forked = (bpmn: string) =>
+  bpmn.replace(
+    '<bpmn:sequenceFlow id="f1" sourceRef="Start" targetRef="Charge"/>',
+    '<bpmn:sequenceFlow id="f1" sourceRef="Start" targetRef="Fork"/><bpmn:parallelGateway id="Fork"/>' +
+      '<bpmn:sequenceFlow id="fa" sourceRef="Fork" targetRef="Charge"/>' +
+      '<bpmn:sequenceFlow id="fb" sourceRef="Fork" targetRef="AwaitShip"/>',
+  ).replace(
+    '<bpmn:sequenceFlow id="f2" sourceRef="Charge" targetRef="AwaitShip"/>',
+    '<bpmn:sequenceFlow id="f2" sourceRef="Charge" targetRef="Join"/>',
+  ).replace(
+    '<bpmn:sequenceFlow id="f3" sourceRef="AwaitShip" targetRef="End"/>',
+    '<bpmn:sequenceFlow id="f3" sourceRef="AwaitShip" targetRef="Join"/>' +
+      '<bpmn:parallelGateway id="Join"/><bpmn:sequenceFlow id="fj" sourceRef="Join" targetRef="End"/>',
+  );
+
+/** The order behind a gateway whose one condition never holds. */
+const noPath = (bpmn: string) =>
+  bpmn.replace(
+    '<bpmn:sequenceFlow id="f1" sourceRef="Start" targetRef="Charge"/>',
+    '<bpmn:sequenceFlow id="f1" sourceRef="Start" targetRef="Check"/><bpmn:exclusiveGateway id="Check"/>' +
+      '<bpmn:sequenceFlow id="fc" sourceRef="Check" targetRef="Charge">' +
+      '<bpmn:conditionExpression>payload.orderId = "never"</bpmn:conditionExpression></bpmn:sequenceFlow>',
+  );

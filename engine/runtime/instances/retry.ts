@@ -17,7 +17,11 @@
  *
  * Only a task with an implementation that can be attempted again (a
  * registered task or a channel call, pull channels included) can be
- * re-driven this way; anything else is refused, naming the node.
+ * re-driven this way; anything else is refused, naming the node. So is an
+ * instance whose failure also released waits that do not belong to the
+ * failed task (another branch parked elsewhere, an event sub-process
+ * listening): a fresh attempt cannot re-arm those, and reviving the
+ * instance without them would leave it waiting for ever.
  *
  * @module
  */
@@ -27,6 +31,9 @@ import type { InstanceState, Wait } from "../../executor/mod.ts";
 import type { Transaction } from "../../persistence/mod.ts";
 import { SqlError } from "../../persistence/mod.ts";
 import type { LockedRow } from "./instance_lock.ts";
+
+/** Event triggers an instance waits for (the others are thrown, not awaited). */
+const WAITED = new Set(["message", "timer", "signal", "conditional"]);
 
 /** The fresh attempt a revival armed. */
 export interface Redrive {
@@ -66,6 +73,25 @@ export function redriveFailedTask(
       `'${failedAt}' is a ${node.kind}${
         kind ? ` (${kind})` : ""
       }, not a task whose attempt can run again; fix the model and migrate the instance`,
+    );
+  }
+  // The failure resolved every wait the instance held. The failed task's own
+  // come back when its attempt runs again; any other park would stay without
+  // its wait and hang the instance silently, so it is named and refused.
+  const stranded = [...state.tokens.values()].filter((t) =>
+    t !== token && (t.state === "waiting" || t.state === "backoff" || t.state === "continue")
+  ).map((t) => processOf(plan, state, t.scope).nodes[t.node].id);
+  const listening = [...state.scopes.values()].flatMap((scope) =>
+    plan.processById.get(scope.process)!.scopes[scope.planScope].eventSubProcesses
+      .map((e) => plan.processById.get(scope.process)!.nodes[e.start])
+      .filter((start) => start.trigger !== undefined && WAITED.has(start.trigger.type))
+      .map((start) => start.id)
+  );
+  if (stranded.length > 0 || listening.length > 0) {
+    return refuse(
+      `its failure also released the waits at ${
+        [...new Set([...stranded, ...listening])].map((id) => `'${id}'`).join(", ")
+      }, which a fresh attempt at '${failedAt}' cannot re-arm`,
     );
   }
   state.status = "WAITING";
