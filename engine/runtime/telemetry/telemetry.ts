@@ -294,13 +294,18 @@ export class Telemetry {
     return ended(span, () => contexts.with(ctx, run), describeOutcome);
   }
 
-  /** After a step committed: instance and lane meters, and the wait/resume link. */
+  /**
+   * After a step committed: instance and lane meters, and the wait/resume
+   * link. A step under a claim that is not a lane's (an administrative
+   * cancel) resumes nothing and counts on no lane.
+   */
   committed(step: CommittedStep): void {
     const m = this.meters;
     const labels = { process: step.processId, tenant: step.tenant };
+    const onLane = step.owner === undefined || /\/lane-\d+$/.test(step.owner);
     const lane = { lane: this.#lanes.laneOf(step.instanceId) };
     if (step.owner === undefined) m.started.add(1, labels);
-    else {
+    else if (onLane) {
       m.resumed.add(1, labels);
       m.resumes.add(1, lane);
     }
@@ -316,7 +321,7 @@ export class Telemetry {
         break;
       case "WAITING":
         m.suspended.add(1, labels);
-        m.parks.add(1, lane);
+        if (onLane) m.parks.add(1, lane);
     }
     if (this.tracer) this.#linkSegments(step);
   }
