@@ -1,8 +1,9 @@
 /**
  * A local OTLP/HTTP receiver for tests: a loopback server taking JSON
- * `ExportTraceServiceRequest` and `ExportMetricsServiceRequest` bodies at
- * `/v1/traces` and `/v1/metrics`, keeping every request it was sent and
- * flattening them into spans and metric points to assert on. A body that
+ * `ExportTraceServiceRequest`, `ExportMetricsServiceRequest` and
+ * `ExportLogsServiceRequest` bodies at `/v1/traces`, `/v1/metrics` and
+ * `/v1/logs`, keeping every request it was sent and flattening them into
+ * spans, metric points and log records to assert on. A body that
  * is not OTLP/JSON is answered 400 and remembered as a protocol error.
  *
  * @module
@@ -40,6 +41,16 @@ export interface ReceivedPoint {
   readonly attributes: Record<string, string>;
   /** The value of a sum or gauge; a histogram's count. */
   readonly value: number;
+}
+
+/** A received log record. */
+export interface ReceivedLog {
+  readonly severityText: string;
+  readonly severityNumber: number;
+  readonly body: string;
+  readonly attributes: Record<string, unknown>;
+  readonly traceId?: string;
+  readonly spanId?: string;
 }
 
 function plain(value: AnyValue): unknown {
@@ -100,6 +111,26 @@ function spansOf(body: Json): ReceivedSpan[] {
   return out;
 }
 
+function logsOf(body: Json): ReceivedLog[] {
+  const out: ReceivedLog[] = [];
+  for (const rl of body.resourceLogs) {
+    for (const sl of rl.scopeLogs) {
+      for (const r of sl.logRecords) {
+        if (!NANOS.test(r.timeUnixNano)) throw new Error("log time must be decimal nanoseconds");
+        if (r.traceId !== undefined && !HEX32.test(r.traceId)) throw new Error("bad log trace id");
+        out.push({
+          severityText: r.severityText,
+          severityNumber: r.severityNumber,
+          body: String(plain(r.body)),
+          attributes: attributesOf(r.attributes),
+          ...(r.traceId ? { traceId: r.traceId, spanId: r.spanId } : {}),
+        });
+      }
+    }
+  }
+  return out;
+}
+
 function pointsOf(body: Json): ReceivedPoint[] {
   const out: ReceivedPoint[] = [];
   for (const rm of body.resourceMetrics) {
@@ -131,6 +162,8 @@ export interface OtlpReceiver extends AsyncDisposable {
   spans(): ReceivedSpan[];
   /** The points of the latest metrics request (cumulative meters: the latest is the total). */
   latestPoints(): ReceivedPoint[];
+  /** Every log record received so far. */
+  logs(): ReceivedLog[];
   /** How many requests arrived at each path. */
   readonly requests: Map<string, number>;
   /** Bodies that were not OTLP/JSON, with why. */
@@ -141,6 +174,7 @@ export interface OtlpReceiver extends AsyncDisposable {
 /** Starts a receiver on a free loopback port. */
 export function startOtlpReceiver(): OtlpReceiver {
   const spans: ReceivedSpan[] = [];
+  const logs: ReceivedLog[] = [];
   let latest: ReceivedPoint[] = [];
   const requests = new Map<string, number>();
   const protocolErrors: string[] = [];
@@ -156,6 +190,7 @@ export function startOtlpReceiver(): OtlpReceiver {
       const body = JSON.parse(text);
       if (path === "/v1/traces") spans.push(...spansOf(body));
       else if (path === "/v1/metrics") latest = pointsOf(body);
+      else if (path === "/v1/logs") logs.push(...logsOf(body));
       else return new Response(null, { status: 404 });
       return Response.json({});
     } catch (error) {
@@ -168,6 +203,7 @@ export function startOtlpReceiver(): OtlpReceiver {
     url: `http://127.0.0.1:${server.addr.port}`,
     spans: () => [...spans],
     latestPoints: () => [...latest],
+    logs: () => [...logs],
     requests,
     protocolErrors,
     close,

@@ -14,7 +14,8 @@ import type { Logger } from "../../core/log.ts";
 import { errorMessage } from "../../core/errors.ts";
 import type { FinishedSpan } from "./tracer.ts";
 import type { MetricRegistry } from "./metrics.ts";
-import { metricsRequest, type Scope, tracesRequestJson } from "./otlp_json.ts";
+import { logsRequest, metricsRequest, type Scope, tracesRequestJson } from "./otlp_json.ts";
+import type { ExportedLog, LogSink } from "./log_context.ts";
 import { nowMs } from "./tracer.ts";
 
 /** Options for {@link OtlpExporter}. */
@@ -42,22 +43,31 @@ export interface OtlpExporterOptions {
 export interface ExportStats {
   exportedSpans: number;
   droppedSpans: number;
+  exportedLogs: number;
+  droppedLogs: number;
   failedRequests: number;
 }
 
 /** Sends spans and meters to an OTLP/HTTP collector until stopped. */
-export class OtlpExporter {
+export class OtlpExporter implements LogSink {
   readonly #o: OtlpExporterOptions;
   readonly #capacity: number;
   readonly #batchSize: number;
   #queue: FinishedSpan[] = [];
+  #logs: ExportedLog[] = [];
   #timer: ReturnType<typeof setInterval> | undefined;
   #inFlight: Promise<void> | undefined;
   readonly #abort = new AbortController();
   #failing = false;
   readonly #startedMs = nowMs();
   /** Counts of what happened, for the exporter's own meters and tests. */
-  readonly stats: ExportStats = { exportedSpans: 0, droppedSpans: 0, failedRequests: 0 };
+  readonly stats: ExportStats = {
+    exportedSpans: 0,
+    droppedSpans: 0,
+    exportedLogs: 0,
+    droppedLogs: 0,
+    failedRequests: 0,
+  };
 
   constructor(options: OtlpExporterOptions) {
     this.#o = options;
@@ -79,6 +89,12 @@ export class OtlpExporter {
     if (this.#queue.length >= this.#batchSize && !this.#inFlight && this.#timer !== undefined) {
       void this.#tick(false);
     }
+  }
+
+  /** Queues a log record for the next send; drops it when the queue is full. */
+  enqueueLog(record: ExportedLog): void {
+    if (this.#logs.length >= this.#capacity) this.stats.droppedLogs++;
+    else this.#logs.push(record);
   }
 
   /** Starts the send timer. */
@@ -120,6 +136,11 @@ export class OtlpExporter {
       due -= batch.length;
       const body = tracesRequestJson(this.#o.resource, this.#o.scope, batch);
       if (await this.#post("/v1/traces", body)) this.stats.exportedSpans += batch.length;
+    }
+    if (withMeters && this.#logs.length > 0) {
+      const logs = this.#logs.splice(0, this.#logs.length);
+      const body = JSON.stringify(logsRequest(this.#o.resource, this.#o.scope, logs));
+      if (await this.#post("/v1/logs", body)) this.stats.exportedLogs += logs.length;
     }
     if (withMeters && this.#o.metrics) {
       const metrics = await this.#o.metrics.collect();

@@ -39,8 +39,31 @@ Deno.test("exporter: spans reach an OTLP/HTTP receiver with parent, kind, attrib
     inner.end();
     outer.end();
   });
+  exporter.enqueueLog({
+    atMs: 1_764_636_000_000,
+    level: "warn",
+    loggerName: "engine/outbox",
+    message: "poisoned",
+    traceId: "4bf92f3577b34da6a3ce929d0e0e4736",
+    spanId: "00f067aa0ba902b7",
+    fields: { attempts: 3, detail: { code: "X" }, error: new Error("refused") },
+  });
   await exporter.flush();
   assert.deepEqual(receiver.protocolErrors, []);
+  assert.deepEqual(receiver.logs(), [{
+    severityText: "WARN",
+    severityNumber: 13,
+    body: "poisoned",
+    attributes: {
+      loggerName: "engine/outbox",
+      attempts: 3,
+      detail: '{"code":"X"}',
+      error: "refused",
+    },
+    traceId: "4bf92f3577b34da6a3ce929d0e0e4736",
+    spanId: "00f067aa0ba902b7",
+  }]);
+  assert.equal(exporter.stats.exportedLogs, 1);
   const [inner, outer] = receiver.spans();
   assert.equal(outer.name, "outer");
   assert.equal(outer.kind, 2);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { createLogger } from "../../core/mod.ts";
 import { registerContextManager } from "./context.ts";
-import { withTraceIds } from "./log_context.ts";
+import { type ExportedLog, LogExport, withTraceIds } from "./log_context.ts";
 import { SutraTracer } from "./tracer.ts";
 
 registerContextManager();
@@ -30,4 +30,23 @@ Deno.test("log records inside a span carry its traceId and spanId; outside, none
   ]);
   assert.equal(records[1].loggerName, "engine/dispatch");
   assert.equal(records[1].channel, "c");
+});
+
+Deno.test("with an export target set, each written record is handed on too; filtered ones are not", () => {
+  const exports = new LogExport();
+  const logger = withTraceIds(createLogger("engine", { filter: "info", write: () => {} }), exports);
+  const child = logger.child("outbox");
+  child.info("before the target is set");
+  const exported: ExportedLog[] = [];
+  exports.sink = { enqueueLog: (r) => exported.push(r) };
+  child.warn("sent", { outboxId: "o-1", error: new Error("refused") });
+  child.debug("filtered out");
+  exports.sink = undefined;
+  child.error("after it is cleared");
+  assert.equal(exported.length, 1);
+  assert.equal(exported[0].level, "warn");
+  assert.equal(exported[0].loggerName, "engine/outbox");
+  assert.equal(exported[0].message, "sent");
+  assert.equal(exported[0].traceId, undefined);
+  assert.deepEqual(Object.keys(exported[0].fields ?? {}), ["outboxId", "error"]);
 });

@@ -18,5 +18,5 @@ export {
   traceDispatch,
 } from "./telemetry.ts";
 export { stampOutboxRow, stampTraceparent, traceOutbound } from "./outbound.ts";
-export { withTraceIds } from "./log_context.ts";
+export { LogExport, withTraceIds } from "./log_context.ts";
 export { extractTraceContext, formatTraceparent, parseTraceparent } from "./context.ts";

@@ -9,6 +9,7 @@ import type { Attributes, AttributeValue } from "@opentelemetry/api";
 import { SpanStatusCode } from "@opentelemetry/api";
 import type { FinishedSpan } from "./tracer.ts";
 import type { MetricData } from "./metrics.ts";
+import type { ExportedLog } from "./log_context.ts";
 
 /** The instrumentation scope every signal is reported under. */
 export interface Scope {
@@ -167,4 +168,43 @@ export function metricsRequest(
       }],
     }],
   };
+}
+
+const SEVERITY = { trace: 1, debug: 5, info: 9, warn: 13, error: 17 } as const;
+
+/** An `ExportLogsServiceRequest`: the message as the body, the logger and fields as attributes. */
+export function logsRequest(
+  resource: Readonly<Attributes>,
+  scope: Scope,
+  records: readonly ExportedLog[],
+): unknown {
+  return {
+    resourceLogs: [{
+      resource: { attributes: keyValues(resource) },
+      scopeLogs: [{
+        scope,
+        logRecords: records.map((r) => ({
+          timeUnixNano: nanos(r.atMs),
+          severityNumber: SEVERITY[r.level],
+          severityText: r.level.toUpperCase(),
+          body: { stringValue: r.message },
+          attributes: keyValues({
+            loggerName: r.loggerName,
+            ...Object.fromEntries(
+              Object.entries(r.fields ?? {}).map(([k, v]) => [k, attributeOf(v)]),
+            ),
+          }),
+          ...(r.traceId ? { traceId: r.traceId, spanId: r.spanId } : {}),
+        })),
+      }],
+    }],
+  };
+}
+
+/** A log field as an attribute value: scalars as they are, anything else as JSON text. */
+function attributeOf(value: unknown): AttributeValue {
+  if (typeof value === "string" || typeof value === "boolean") return value;
+  if (typeof value === "number" && Number.isFinite(value)) return value;
+  if (value instanceof Error) return value.message;
+  return JSON.stringify(value) ?? String(value);
 }

@@ -44,6 +44,7 @@ import { OtlpExporter } from "./exporter.ts";
 import { type Counter, type Histogram, MetricRegistry, parseLabelAllowlist } from "./metrics.ts";
 import { PROMETHEUS_CONTENT_TYPE, renderPrometheus } from "./prometheus.ts";
 import { SutraTracer } from "./tracer.ts";
+import type { LogExport } from "./log_context.ts";
 
 /** What the meters read off the execution lanes. */
 export interface LaneMeters {
@@ -67,6 +68,8 @@ export interface TelemetryOptions {
   readonly router: Router;
   /** This replica's id (the `service.instance.id` resource attribute). */
   readonly replicaId: string;
+  /** The engine logger's export target: its records are exported too while telemetry runs. */
+  readonly logs?: LogExport;
 }
 
 /** What {@link startTelemetry} leaves running. */
@@ -549,17 +552,24 @@ export function startTelemetry(o: TelemetryOptions): StartedTelemetry {
       "Export requests that failed.",
       () => exporter.stats.failedRequests,
     );
+    stat(
+      "sutra.telemetry.logs.dropped",
+      "Log records dropped because the export queue was full.",
+      () => exporter.stats.droppedLogs,
+    );
   }
   byDatabase.set(o.db, telemetry);
   if (prometheus) telemetry.serveMetrics(o.router);
   exporter?.start();
+  if (exporter && o.logs) o.logs.sink = exporter;
   return {
     posture: endpoint
-      ? `telemetry exported over OTLP/HTTP to ${endpoint} (traces and meters)${metricsNote}`
+      ? `telemetry exported over OTLP/HTTP to ${endpoint} (traces, meters and logs)${metricsNote}`
       : `telemetry export off (no OTLP endpoint configured)${metricsNote}`,
     telemetry,
     stop: async () => {
       byDatabase.delete(o.db);
+      if (o.logs && o.logs.sink === exporter) o.logs.sink = undefined;
       await exporter?.stop();
     },
   };
