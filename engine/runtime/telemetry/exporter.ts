@@ -102,15 +102,16 @@ export class OtlpExporter implements LogSink {
     this.#timer ??= setInterval(() => void this.#tick(true), this.#o.intervalMs ?? 5_000);
   }
 
-  /** Stops the timer, sends what is queued (within one request deadline) and aborts the rest. */
+  /** Stops the timer, sends what is queued (all within one request deadline) and aborts the rest. */
   async stop(): Promise<void> {
     if (this.#timer !== undefined) clearInterval(this.#timer);
     this.#timer = undefined;
-    await this.#inFlight;
-    const last = this.#tick(true);
+    // One deadline for the request in flight and the last one together: a collector that does
+    // not answer cannot hold the engine's shutdown up for longer.
     const deadline = setTimeout(() => this.#abort.abort(), this.#o.timeoutMs ?? 10_000);
     try {
-      await last;
+      await this.#inFlight;
+      await this.#tick(true);
     } finally {
       clearTimeout(deadline);
     }

@@ -126,3 +126,30 @@ Deno.test("exporter: a dead collector fails nothing, logs once, and a full queue
   assert.equal(warnings.length, 1, "the failure is logged once, not per request");
   assert.match(String(warnings[0].message), /telemetry export failed/);
 });
+
+Deno.test("exporter: a collector that never answers holds stop up for one deadline at most", async () => {
+  // Accepts connections and reads nothing: every request hangs until aborted.
+  const silent = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const held: Deno.Conn[] = [];
+  const accepting = (async () => {
+    for await (const conn of silent) held.push(conn);
+  })();
+  const exporter = new OtlpExporter({
+    endpoint: `http://127.0.0.1:${(silent.addr as Deno.NetAddr).port}`,
+    resource: {},
+    scope,
+    logger: logged().logger,
+    timeoutMs: 200,
+    intervalMs: 3_600_000,
+  });
+  exporter.start();
+  new SutraTracer((s) => exporter.enqueue(s)).startSpan("hung").end();
+  const sending = exporter.flush();
+  await exporter.stop();
+  await sending;
+  assert.equal(exporter.stats.exportedSpans, 0);
+  assert.ok(exporter.stats.failedRequests >= 1);
+  silent.close();
+  await accepting;
+  for (const conn of held) conn.close();
+});
