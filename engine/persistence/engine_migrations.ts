@@ -18,6 +18,7 @@ import { DEPLOYMENT_NOTIFY_MIGRATION } from "./migrations/v0006_deployment_notif
 import { KEY_FIRST_INDEXES_MIGRATION } from "./migrations/v0007_key_first_indexes.ts";
 import { INBOX_CAPTURES_MIGRATION } from "./migrations/v0008_inbox_captures.ts";
 import { ADMIN_SEARCH_INDEXES_MIGRATION } from "./migrations/v0009_admin_search_indexes.ts";
+import { MESSAGE_WAITS_INDEX_MIGRATION } from "./migrations/v0010_message_waits_index.ts";
 
 /** Version 1: the leases that elect one engine per role (timers, sweeps, …). */
 const FOUNDATION = `
@@ -42,4 +43,5 @@ export const ENGINE_MIGRATIONS: readonly Migration[] = [
   KEY_FIRST_INDEXES_MIGRATION,
   INBOX_CAPTURES_MIGRATION,
   ADMIN_SEARCH_INDEXES_MIGRATION,
+  MESSAGE_WAITS_INDEX_MIGRATION,
 ];

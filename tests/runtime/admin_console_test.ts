@@ -2,15 +2,16 @@
  * The web console in headless Chromium (Debian's `chromium`, driven by
  * puppeteer-core) against a running engine: an operator types the admin
  * key, opens a waiting instance and finds its diagram with the waiting node
- * marked and the completed path marked, then retries an incident from the
- * incidents page. The console is off unless enabled, its page carries no
+ * marked and the completed path marked, retries an incident from the
+ * incidents page, and completes a user task from the task list with the
+ * form built from its message's schema, sent through the task's channel. The console is off unless enabled, its page carries no
  * data without the key, and its vendored viewer is served from the tree.
  * Skipped with a notice where no Chromium is installed.
  */
 import assert from "node:assert/strict";
 import puppeteer from "puppeteer-core";
 import { ManualClock } from "../../engine/core/mod.ts";
-import { bootEngine } from "./support.ts";
+import { bootEngine, post, sealDir } from "./support.ts";
 import {
   advanceTo,
   deployDir,
@@ -41,7 +42,8 @@ Deno.test("the console is off unless enabled", async () => {
 });
 
 Deno.test({
-  name: "the console shows a waiting instance on its diagram and retries an incident",
+  name:
+    "the console shows a waiting instance on its diagram, retries an incident and completes a user task",
   ignore: CHROMIUM === undefined,
   async fn() {
     const clock = new ManualClock(T0);
@@ -113,6 +115,36 @@ Deno.test({
           ),
           "the retried instance never came back",
         );
+
+        // The approval hold's decision, sent from the task list through its own channel.
+        await engine.deployments.deploy(await sealDir("examples/approval-hold/package"));
+        const request = await post(
+          engine,
+          "/channels/approval-request",
+          { ApprovalRequest: { E2EId: "T-1", Amount: "10.00" } },
+          { "x-api-key": "approval-demo-key" },
+        );
+        assert.equal(request.status, 200, JSON.stringify(request.body));
+        const held = (request.body.instances as { instanceId: string }[])[0].instanceId;
+        await page.goto(`${engine.url}/console#/tasks`);
+        await page.waitForSelector(`form.task[data-instance="${held}"]`);
+        const form = `form.task[data-instance="${held}"]`;
+        assert.equal(
+          await page.$eval(
+            `${form} [data-path="ApprovalDecision.E2EId"]`,
+            (e) => (e as unknown as { value: string }).value,
+          ),
+          "T-1",
+          "the correlation value is filled in",
+        );
+        await page.select(`${form} [data-path="ApprovalDecision.Decision"]`, '"APPROVE"');
+        await page.type(`${form} input[name="credential"]`, "approval-demo-key");
+        await page.click(`${form} button[type="submit"]`);
+        await page.waitForSelector("#no-tasks");
+        assert.deepEqual(await statusOf(engine.database, held), {
+          status: "COMPLETED",
+          code: null,
+        });
         assert.deepEqual(consoleErrors, []);
       } finally {
         await browser.close();

@@ -20,6 +20,7 @@ import type { RunningEngine } from "../../engine/runtime/mod.ts";
 import { searchStatement } from "../../engine/runtime/instances/search.ts";
 import { INCIDENT_STATEMENTS } from "../../engine/runtime/instances/incidents.ts";
 import { DEPLOYMENTS_STATEMENT } from "../../engine/runtime/instances/deployments_view.ts";
+import { TASK_WAITS_STATEMENT } from "../../engine/runtime/admin/tasks.ts";
 import { tier2Test, withServerDatabase } from "../support/test_database.ts";
 import { bootEngine, codeOf, get } from "./support.ts";
 
@@ -123,7 +124,7 @@ interface PlanNode {
   readonly Plans?: readonly PlanNode[];
 }
 
-const GROWING = new Set(["instances", "aliases", "outbox", "external_tasks"]);
+const GROWING = new Set(["instances", "aliases", "outbox", "external_tasks", "waits"]);
 
 function scans(node: PlanNode): string[] {
   const found = node["Node Type"] === "Seq Scan" && GROWING.has(node["Relation Name"] ?? "")
@@ -185,6 +186,8 @@ async function searchesAndPlans(engine: RunningEngine): Promise<void> {
     const found = scans(await genericPlan(engine.database, sql, [50]));
     if (found.length > 0) problems.push(`incidents of kind ${kind}: ${found.join("; ")}`);
   }
+  const tasks = scans(await genericPlan(engine.database, TASK_WAITS_STATEMENT, [50]));
+  if (tasks.length > 0) problems.push(`task listing: ${tasks.join("; ")}`);
   const deployments = scans(await genericPlan(engine.database, DEPLOYMENTS_STATEMENT, ["active"]));
   if (deployments.length > 0) problems.push(`deployment listing: ${deployments.join("; ")}`);
   assert.deepEqual(problems, []);

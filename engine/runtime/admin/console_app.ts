@@ -1,7 +1,7 @@
 /**
  * The console page: its HTML shell, stylesheet and script. Plain browser
  * JavaScript, no build step: hash routes (`#/instances`, `#/instance/ID`,
- * `#/incidents`, `#/deployments`) render from the admin API's JSON, every
+ * `#/incidents`, `#/tasks`, `#/deployments`) render from the admin API's JSON, every
  * value through `textContent` (never as markup), and the diagram through
  * the vendored bpmn-js viewer.
  *
@@ -25,6 +25,7 @@ export const CONSOLE_HTML = `<!doctype html>
   <nav>
     <a href="#/instances">Instances</a>
     <a href="#/incidents">Incidents</a>
+    <a href="#/tasks">Tasks</a>
     <a href="#/deployments">Deployments</a>
   </nav>
   <form id="key-form">
@@ -51,6 +52,8 @@ table { border-collapse: collapse; width: 100%; margin: .5em 0 1em; }
 th, td { text-align: left; padding: .25em .6em; border-bottom: 1px solid #ddd; vertical-align: top; }
 th { background: #f3f5f7; }
 form.filters { display: flex; flex-wrap: wrap; gap: .5em; margin-bottom: .5em; }
+fieldset { margin: .5em 0; }
+form.task label { display: block; margin: .3em 0; }
 #diagram { height: 420px; border: 1px solid #ccc; margin: .5em 0; }
 #message { position: fixed; bottom: 1em; right: 1em; max-width: 40em; }
 #message:not(:empty) { background: #fff3cd; border: 1px solid #e0c060; padding: .6em; }
@@ -202,6 +205,100 @@ export const CONSOLE_JS = `"use strict";
         table(["At", "Kind", "Code", "Instance", "Node", "Message", ""], rows));
   }
 
+  // A form field per schema node; every input names its JSON path and type.
+  function field(schema, path, label, prefill, required) {
+    schema = schema || {};
+    const props = schema.properties;
+    if (props && typeof props === "object") {
+      const set = el("fieldset", {}, el("legend", {}, label || "message"));
+      const needed = new Set(schema.required || []);
+      for (const [name, sub] of Object.entries(props)) {
+        set.append(field(sub, path ? path + "." + name : name, name, prefill, needed.has(name)));
+      }
+      return set;
+    }
+    const attrs = { "data-path": path, name: path };
+    if (required) attrs.required = "";
+    let input;
+    if (Array.isArray(schema.enum)) {
+      input = el("select", attrs, ...schema.enum.map((v) => el("option", { value: JSON.stringify(v) }, String(v))));
+      input.dataset.type = "json";
+    } else if (schema.type === "boolean") {
+      input = el("input", { ...attrs, type: "checkbox" });
+      input.dataset.type = "boolean";
+    } else if (schema.type === "number" || schema.type === "integer") {
+      input = el("input", { ...attrs, type: "number", step: "any" });
+      input.dataset.type = "number";
+    } else if (schema.type === "array" || schema.type === "object") {
+      input = el("textarea", attrs);
+      input.dataset.type = "json";
+    } else {
+      input = el("input", { ...attrs, type: "text" });
+      input.dataset.type = "string";
+    }
+    if (prefill[path] !== undefined) input.value = prefill[path];
+    return el("label", {}, (label || path) + (required ? " *" : "") + " ", input, el("br", {}));
+  }
+
+  function collect(form) {
+    const raw = form.querySelector("[data-raw]");
+    if (raw) return JSON.parse(raw.value);
+    const body = {};
+    for (const input of form.querySelectorAll("[data-path]")) {
+      const type = input.dataset.type;
+      if (type !== "boolean" && input.value === "") continue;
+      const value = type === "boolean" ? input.checked : type === "number" ? Number(input.value)
+        : type === "json" ? JSON.parse(input.value) : input.value;
+      const keys = input.dataset.path.split(".");
+      let at = body;
+      for (const k of keys.slice(0, -1)) at = at[k] = at[k] || {};
+      at[keys[keys.length - 1]] = value;
+    }
+    return body;
+  }
+
+  async function tasks() {
+    const data = await api("GET", "/admin/tasks");
+    const cards = data.tasks.map((t) => {
+      const form = el("form", { class: "task", "data-instance": t.instanceId });
+      if (t.schema) form.append(field(t.schema, "", t.channel, t.prefill, true));
+      else {
+        // No schema to build fields from: the message as JSON, its correlation values filled in.
+        const draft = {};
+        for (const [path, value] of Object.entries(t.prefill)) {
+          const keys = path.split(".");
+          let at = draft;
+          for (const k of keys.slice(0, -1)) at = at[k] = at[k] || {};
+          at[keys[keys.length - 1]] = value;
+        }
+        form.append(el("label", {}, "message (JSON) ", el("textarea", { "data-raw": "", rows: "6", cols: "60" }, JSON.stringify(draft, null, 2))));
+      }
+      const credential = t.auth ? el("input", { type: "password", name: "credential", placeholder: t.auth.header || t.auth.scheme }) : null;
+      if (credential) form.append(el("label", {}, "channel credential (" + (t.auth.header || t.auth.scheme) + ") ", credential));
+      form.append(el("button", { type: "submit" }, "Send on " + t.channel));
+      form.addEventListener("submit", (e) => {
+        e.preventDefault();
+        act(async () => {
+          const headers = { "content-type": "application/json" };
+          if (credential && t.auth.scheme === "apikey") headers[t.auth.header] = credential.value;
+          if (credential && t.auth.scheme === "bearer") headers.authorization = "Bearer " + credential.value;
+          if (credential && t.auth.scheme === "basic") headers.authorization = "Basic " + btoa(credential.value);
+          const response = await fetch(t.path, { method: t.method, headers, body: JSON.stringify(collect(form)) });
+          const answer = await response.json().catch(() => ({}));
+          if (!response.ok) {
+            throw new Error((answer.diagnostics || []).map((d) => d.code + ": " + d.message).join("\\n") || String(response.status));
+          }
+          await route();
+          say("sent on " + t.channel);
+        })();
+      });
+      return el("section", {}, el("h2", {}, (t.name || t.node) + " — "),
+        link("#/instance/" + encodeURIComponent(t.instanceId), t.instanceId),
+        el("p", {}, "waiting since " + t.waitingSince), form);
+    });
+    view.replaceChildren(el("h1", {}, "Tasks"), ...(cards.length ? cards : [el("p", { id: "no-tasks" }, "Nobody is waited for.")]));
+  }
+
   async function deployments() {
     const data = await api("GET", "/admin/deployments");
     view.replaceChildren(el("h1", {}, "Deployments"), table(
@@ -221,6 +318,7 @@ export const CONSOLE_JS = `"use strict";
       if (path.startsWith("/instance/")) await instance(decodeURIComponent(path.slice(10)));
       else if (path === "/incidents") await incidents();
       else if (path === "/deployments") await deployments();
+      else if (path === "/tasks") await tasks();
       else await instances(new URLSearchParams(query || ""));
     } catch (error) {
       say(error.message);

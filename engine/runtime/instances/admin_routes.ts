@@ -31,6 +31,7 @@ import {
 } from "./instance_lock.ts";
 import { migrateBatch, migrateOne, parseMigrationRequest } from "./migrate.ts";
 import { adminOpenApi } from "./openapi.ts";
+import { listPersonTasks } from "../admin/tasks.ts";
 import { redriveFailedTask, reviveRows } from "./retry.ts";
 import { instanceSummary } from "./routes.ts";
 import { MAX_PAGE, parseSearch, searchInstances } from "./search.ts";
@@ -169,6 +170,17 @@ export function addAdminRoutes(router: Router, o: AdminRoutesOptions): void {
       const params = listingParams(request, { status: oneOf(DEPLOYMENT_STATUSES) });
       if (params instanceof Response) return params;
       return jsonResponse(200, { deployments: await listDeployments(o.db, params.status) });
+    }),
+  );
+
+  router.add(
+    "GET",
+    "/admin/tasks",
+    operate(async (request) => {
+      const params = listingParams(request, { limit: pageSize });
+      if (params instanceof Response) return params;
+      const limit = params.limit ? Number(params.limit) : 100;
+      return jsonResponse(200, { tasks: await listPersonTasks(o.db, o.registry, limit) });
     }),
   );
 

@@ -345,6 +345,41 @@ export function adminOpenApi(): Json {
           }, { 400: "A query parameter is unknown or invalid (SUTRA.ADMIN.QUERY.*)." }),
         },
       },
+      "/admin/tasks": {
+        get: {
+          summary: "User tasks waiting for a person, with how to complete each through its channel",
+          description: operate,
+          parameters: [query("limit", "How many, oldest first.", {
+            type: "integer",
+            minimum: 1,
+            maximum: MAX_PAGE * 2,
+            default: 100,
+          })],
+          responses: responses("The tasks.", {
+            type: "object",
+            properties: {
+              tasks: {
+                type: "array",
+                items: {
+                  type: "object",
+                  properties: {
+                    instanceId: { type: "string" },
+                    node: { type: "string" },
+                    name: { type: "string", nullable: true },
+                    channel: { type: "string" },
+                    method: { type: "string" },
+                    path: { type: "string" },
+                    auth: { type: "object", nullable: true },
+                    schema: { type: "object", nullable: true },
+                    prefill: { type: "object", additionalProperties: { type: "string" } },
+                    waitingSince: { type: "string", format: "date-time" },
+                  },
+                },
+              },
+            },
+          }, { 400: "A query parameter is unknown or invalid (SUTRA.ADMIN.QUERY.*)." }),
+        },
+      },
       "/admin/openapi.json": {
         get: {
           summary: "This document",
