@@ -289,6 +289,7 @@ export function adminOpenApi(): Json {
             404: "No such instance.",
             409: "Claimed elsewhere (SUTRA.ADMIN.MIGRATE.CLAIM_HELD).",
             422: "Refused; every violation listed (SUTRA.ADMIN.MIGRATE.*).",
+            500: "The commit failed and was rolled back (SUTRA.ADMIN.MIGRATE.COMMIT_FAILED).",
           }),
         },
       },
