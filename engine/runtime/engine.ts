@@ -204,6 +204,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       registry: deployments.registry,
       admin,
       auditJournal,
+      config,
       cancel: (id) =>
         cancelInstance({
           db: database,
