@@ -81,6 +81,7 @@ import {
   SHUTDOWN_GRACE,
 } from "./settings.ts";
 import { errorMessage } from "../core/errors.ts";
+import { openProtection } from "./audit/mod.ts";
 
 /** Options for {@link startEngine}. */
 export interface EngineOptions {
@@ -125,6 +126,13 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     const head = ENGINE_MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
     const replicaId = options.replicaId ?? newId();
     const auditJournal = config.require(AUDIT_SQL);
+    // Before anything can commit a step; closed last, after the lanes' final commits.
+    const protection = await openProtection(config, {
+      logger: logger.child("audit"),
+      replicaId,
+      resolve: defaultResolveContext(env),
+    });
+    stoppers.push(() => protection.close());
     const retentionMs = config.require(INSTANCE_RETENTION);
     const deleteAtCompletion = retentionMs === 0;
     const claimTimeoutMs = config.require(CLAIM_STUCK_AFTER);
@@ -174,6 +182,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       replicaId,
       capBytes: config.require(PAYLOAD_CAP_BYTES),
       auditJournal,
+      protection,
       deleteAtCompletion,
       claimTimeoutMs,
       acks,
@@ -204,6 +213,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       registry: deployments.registry,
       admin,
       auditJournal,
+      protection,
       config,
       cancel: (id) =>
         cancelInstance({
@@ -212,6 +222,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
           clock,
           stores,
           auditJournal,
+          protection,
           deleteAtCompletion,
           claimTimeoutMs,
           acks,
@@ -234,6 +245,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       transports,
       stores,
       auditJournal,
+      protection,
       deleteAtCompletion,
       claimTimeoutMs,
       acks,
@@ -287,7 +299,9 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     logger.info(
       `sutra-engine ${ENGINE_VERSION} started: database ${database.description}; ${
         telemetryPosture(config, env)
-      }; listening on ${socket === undefined ? `http://${host}:${port}` : `unix:${socket}`}`,
+      }; ${protection.posture}; listening on ${
+        socket === undefined ? `http://${host}:${port}` : `unix:${socket}`
+      }`,
       {
         database: database.description,
         driver: database.driver,

@@ -20,6 +20,7 @@ import type { Dispatcher } from "./dispatch/intake.ts";
 import type { DeploymentStores } from "./dispatch/ports.ts";
 import type { Lanes } from "./dispatch/lanes.ts";
 import type { Router } from "./http_router.ts";
+import type { Protection } from "./audit/mod.ts";
 
 /** The shared parts of one running engine. */
 export interface RuntimeContext {
@@ -39,6 +40,8 @@ export interface RuntimeContext {
   readonly stores: DeploymentStores;
   /** Whether steps write the audit journal (`sutra.audit.sql`, read once at boot). */
   readonly auditJournal: boolean;
+  /** The audit sinks and the keyring of encryption at rest. */
+  readonly protection?: Protection;
   /** Whether instances are deleted as they complete (`sutra.instance.retention` PT0S). */
   readonly deleteAtCompletion: boolean;
   /** Age at which another owner's claim is stale (`sutra.instance.claim-timeout`). */
@@ -57,6 +60,7 @@ export function stepContext(ctx: RuntimeContext): AdvanceOptions {
     stores: ctx.stores,
     registry: ctx.deployments.registry,
     auditJournal: ctx.auditJournal,
+    protection: ctx.protection,
     deleteAtCompletion: ctx.deleteAtCompletion,
     claimTimeoutMs: ctx.claimTimeoutMs,
     acks: ctx.acks,

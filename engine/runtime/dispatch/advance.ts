@@ -27,13 +27,7 @@ import {
   type StoreRetryPolicy,
   type TransientStoreError,
 } from "../../datastore/mod.ts";
-import {
-  decodeSnapshot,
-  type InstanceState,
-  type StartInput,
-  step,
-  type StepInput,
-} from "../../executor/mod.ts";
+import { type InstanceState, type StartInput, step, type StepInput } from "../../executor/mod.ts";
 import type { ActiveDeployment, DeploymentRegistry } from "../deployments/registry.ts";
 import { claimInstance, type ClaimKey, releaseClaim } from "../instances/repository.ts";
 import {
@@ -45,6 +39,7 @@ import {
 import { type DeploymentStores, type StepPorts, stepPorts } from "./ports.ts";
 import { offLane } from "./lanes.ts";
 import { errorMessage } from "../../core/errors.ts";
+import { decodeAtRest } from "../crypto/mod.ts";
 
 /** What running a step needs. */
 export interface StepContext extends CommitOptions {
@@ -148,7 +143,10 @@ export async function advanceInstance(
     const deployment = o.registry.get(claimed.deploymentId);
     const plan = deployment?.plans.get(claimed.processId);
     if (!deployment || !plan) return { kind: "unloaded", deploymentId: claimed.deploymentId };
-    const decoded = decodeSnapshot(plan, claimed.snapshot);
+    const decoded = await decodeAtRest(plan, claimed.snapshot, {
+      tenant: key.tenant,
+      keyring: o.protection?.keyring,
+    });
     if (decoded.diagnostics) return { kind: "undecodable", diagnostics: decoded.diagnostics };
     const loaded = { deployment, plan, processId: claimed.processId, state: decoded.state };
     const input = await choose(loaded);

@@ -44,6 +44,8 @@ import { type DedupKey, DuplicateDeliveryError } from "./dedup.ts";
 import { errorMessage } from "../../core/errors.ts";
 import type { AckHold, DeferredAckRegistry } from "../acks/registry.ts";
 import { effectsBeyondLimits } from "./limits.ts";
+import type { Protection } from "../audit/mod.ts";
+import { encodeAtRest } from "../crypto/mod.ts";
 
 /** The instance a step ran on. */
 export interface CommitTarget {
@@ -84,6 +86,11 @@ export interface CommitOptions {
   readonly db: Database;
   /** Write each step's audit events (`sutra.audit.sql`); off when absent. */
   readonly auditJournal?: boolean;
+  /**
+   * The audit sinks (each process's `q:audit` route; replaces `auditJournal`
+   * when set) and the keyring that encrypts sensitive variables at rest.
+   */
+  readonly protection?: Protection;
   /** Delete instances as they complete (`sutra.instance.retention` PT0S); kept when absent. */
   readonly deleteAtCompletion?: boolean;
   /** Told of every instance a commit ends, for the acknowledgements held until then. */
@@ -136,14 +143,32 @@ async function commitAndAnswer(
     ],
     owner: t.owner,
     admission: t.admission,
-    journal: o.auditJournal === true,
+    journal: o.protection
+      ? o.protection.audit.writesSql(t.plan, t.processId)
+      : o.auditJournal === true,
     deleteAtCompletion: o.deleteAtCompletion === true,
   };
+  // Sensitive variables are sealed before the commit: a tenant without a data key refuses the
+  // step (nothing written) rather than store them in clear.
+  let sealed: string | undefined;
+  if (o.protection?.keyring && !leavesNoRow(step)) {
+    try {
+      sealed = await encodeAtRest(t.plan, state, {
+        tenant: t.tenant,
+        keyring: o.protection.keyring,
+      });
+    } catch (error) {
+      if (error instanceof DiagnosticError) {
+        return { kind: "refused", refusal: "failed", diagnostics: error.diagnostics };
+      }
+      throw error;
+    }
+  }
   try {
     // A step with nothing to make durable (it ended at once and keeps no history) skips the database.
     if (t.dedup || t.also || t.capture || !commitsNothing(step)) {
       // A step that erases its instance writes no snapshot: none is rendered for it.
-      const snapshot = leavesNoRow(step) ? "" : encodeSnapshotText(t.plan, state);
+      const snapshot = leavesNoRow(step) ? "" : sealed ?? encodeSnapshotText(t.plan, state);
       const written: StepCommit = { ...step, snapshot };
       // Waiting for the log flush is not running: the lane steps other instances meanwhile,
       // whose commits join this one's group (the instance's own next step still waits).
@@ -207,6 +232,15 @@ async function commitAndAnswer(
     throw error;
   }
   o.acks?.ended(t.tenant, t.instanceId, state.status);
+  o.protection?.audit.committed({
+    tenant: t.tenant,
+    instanceId: t.instanceId,
+    deploymentId: t.deployment.deploymentId,
+    processId: t.processId,
+    plan: t.plan,
+    state,
+    events: effects.audit,
+  });
   aliasPredictionsOf(o.db).committed(t.tenant, t.instanceId, effects);
   const unfinished = await commitStores(t, r.effects.storeWrites.length);
   if (unfinished) return { kind: "refused", refusal: "failed", diagnostics: [unfinished] };

@@ -67,6 +67,7 @@ import { aliasPredictionsOf } from "./alias_predictions.ts";
 import { relayAliasValues, relayBeyondLimits } from "./limits.ts";
 import type { DeploymentStores } from "./ports.ts";
 import { type DedupKey, dedupKeyOf, earlierDelivery, explicitRelayKey } from "./dedup.ts";
+import type { Protection } from "../audit/mod.ts";
 
 /** Options for {@link Dispatcher}. */
 export interface DispatcherOptions {
@@ -84,6 +85,8 @@ export interface DispatcherOptions {
   readonly stores?: DeploymentStores;
   /** Write each step's audit events (`sutra.audit.sql`). */
   readonly auditJournal?: boolean;
+  /** The audit sinks and the keyring (see `CommitOptions.protection`). */
+  readonly protection?: Protection;
   /** Delete instances as they complete (`sutra.instance.retention` PT0S). */
   readonly deleteAtCompletion?: boolean;
   /** A claim older than this is stale and taken over (`sutra.instance.claim-timeout`). */

@@ -26,11 +26,13 @@ import {
   auditAdminEvent,
   decodeRow,
   type LockedRow,
+  openRow,
   withLockedInstance,
   writeState,
 } from "./instance_lock.ts";
 import { migrateBatch, migrateOne, parseMigrationRequest } from "./migrate.ts";
 import { adminOpenApi } from "./openapi.ts";
+import type { Protection } from "../audit/mod.ts";
 import { listPersonTasks } from "../admin/tasks.ts";
 import { redriveFailedTask, reviveRows } from "./retry.ts";
 import { instanceSummary } from "./routes.ts";
@@ -44,6 +46,8 @@ export interface AdminRoutesOptions {
   readonly admin: AdminGate;
   /** Whether administrative changes are journaled (`sutra.audit.sql`). */
   readonly auditJournal: boolean;
+  /** The keyring a changed instance's sensitive variables are opened and sealed again with. */
+  readonly protection?: Protection;
 }
 
 /** Largest admin request body read (a migration's node mapping is the biggest there is). */
@@ -245,7 +249,8 @@ function loadLocked(o: AdminRoutesOptions, row: LockedRow) {
 }
 
 async function setVariables(o: AdminRoutesOptions, id: string, body: unknown): Promise<Response> {
-  const answer = await withLockedInstance(o.db, id, async (tx, row) => {
+  const answer = await withLockedInstance(o.db, id, async (tx, locked) => {
+    const row = await openRow(locked, o.protection?.keyring);
     if (row.status !== "RUNNING" && row.status !== "SUSPENDED" && row.status !== "FAILED") {
       return diagnosticResponse(409, [
         diagnostic(
@@ -275,7 +280,7 @@ async function setVariables(o: AdminRoutesOptions, id: string, body: unknown): P
       journal: o.auditJournal,
       data: { variables: names },
     });
-    await writeState(tx, row, plan, state);
+    await writeState(tx, row, plan, state, { keyring: o.protection?.keyring });
     return jsonResponse(200, { instanceId: id, changed: names });
   });
   if (answer === "missing") return unknownInstance(id);
@@ -284,7 +289,8 @@ async function setVariables(o: AdminRoutesOptions, id: string, body: unknown): P
 }
 
 async function retry(o: AdminRoutesOptions, id: string): Promise<Response> {
-  const answer = await withLockedInstance(o.db, id, async (tx, row) => {
+  const answer = await withLockedInstance(o.db, id, async (tx, locked) => {
+    const row = await openRow(locked, o.protection?.keyring);
     if (row.status !== "FAILED") {
       return diagnosticResponse(409, [
         diagnostic(
@@ -306,7 +312,7 @@ async function retry(o: AdminRoutesOptions, id: string): Promise<Response> {
       node: redrive.node,
       data: { failure: failure?.code ?? null },
     });
-    await writeState(tx, row, plan, state);
+    await writeState(tx, row, plan, state, { keyring: o.protection?.keyring });
     const conflict = await reviveRows(tx, row, redrive, "SUTRA.ADMIN.RETRY.ALIAS_CONFLICT");
     if (conflict) throw new RefusedChange(diagnosticResponse(409, [conflict]));
     return jsonResponse(200, { instanceId: id, status: "WAITING", retrying: redrive.node });

@@ -11,7 +11,9 @@
  *
  * @module
  */
-import { decodeSnapshot, encodeSnapshotText, type InstanceState } from "../../executor/mod.ts";
+import { decodeSnapshot, type InstanceState } from "../../executor/mod.ts";
+import { encodeAtRest, type Keyring, openSnapshot } from "../crypto/mod.ts";
+import { DiagnosticError } from "../../core/diagnostic.ts";
 import type { ExecutionPlan } from "../../bpmn/mod.ts";
 import type { Database, Transaction } from "../../persistence/mod.ts";
 import { rowStatus } from "./repository.ts";
@@ -31,7 +33,24 @@ export interface LockedRow {
   readonly processId: string;
   /** The row status (RUNNING for every live instance). */
   readonly status: string;
+  /** The snapshot as stored; {@link openRow} opens its encrypted variables. */
   readonly snapshot: string | Uint8Array;
+  /** Why the encrypted variables could not be opened (the snapshot is then still sealed). */
+  readonly unreadable?: readonly Diagnostic[];
+}
+
+/**
+ * The row with its snapshot's encrypted variables opened under the tenant's
+ * key; when they cannot be, the row says why in `unreadable` and
+ * {@link decodeRow} answers that instead of a state.
+ */
+export async function openRow(row: LockedRow, keyring?: Keyring): Promise<LockedRow> {
+  try {
+    return { ...row, snapshot: await openSnapshot(row.snapshot, { tenant: row.tenant, keyring }) };
+  } catch (error) {
+    if (error instanceof DiagnosticError) return { ...row, unreadable: error.diagnostics };
+    throw error;
+  }
 }
 
 /** Why the row was not handed over. */
@@ -79,6 +98,7 @@ export function decodeRow(
   plan: ExecutionPlan,
   row: LockedRow,
 ): InstanceState | readonly Diagnostic[] {
+  if (row.unreadable) return row.unreadable;
   const decoded = decodeSnapshot(plan, row.snapshot);
   return decoded.diagnostics ?? decoded.state;
 }
@@ -99,9 +119,13 @@ export async function writeState(
   row: LockedRow,
   plan: ExecutionPlan,
   state: InstanceState,
-  target: RowTarget = row,
+  options: { readonly target?: RowTarget; readonly keyring?: Keyring } = {},
 ): Promise<void> {
-  const parts = snapshotParts(encodeSnapshotText(plan, state));
+  const target = options.target ?? row;
+  // Sensitive variables are sealed again; a tenant without a key throws (nothing is written).
+  const parts = snapshotParts(
+    await encodeAtRest(plan, state, { tenant: row.tenant, keyring: options.keyring }),
+  );
   const failed = state.status === "FAILED";
   await tx.query(
     `update instances set snapshot = ${snapshotFromParts("$3", "$4")}, status = $5,

@@ -32,12 +32,15 @@ import {
   auditAdminEvent,
   decodeRow,
   type LockedRow,
+  openRow,
   withLockedInstance,
   writeState,
 } from "./instance_lock.ts";
 import { remapState } from "./remap.ts";
 import { redriveFailedTask, reviveRows } from "./retry.ts";
 import { SNAPSHOT_COLUMN, snapshotFromColumn } from "./snapshot_column.ts";
+import type { Protection } from "../audit/mod.ts";
+import type { Keyring } from "../crypto/mod.ts";
 
 /** What a migration needs. */
 export interface MigrationOptions {
@@ -45,6 +48,8 @@ export interface MigrationOptions {
   readonly registry: DeploymentRegistry;
   /** Whether the move is journaled (`sutra.audit.sql`). */
   readonly auditJournal: boolean;
+  /** The keyring the instance's sensitive variables are opened and sealed again with. */
+  readonly protection?: Protection;
 }
 
 /** Which instances a batch takes. */
@@ -362,7 +367,7 @@ export async function migrateInstance(
     diagnostics: [...checked.violations, ...checked.warnings, ...extra],
   });
   if (r.dryRun) {
-    const row = await readRow(o.db, instanceId);
+    const row = await readRow(o.db, instanceId, o.protection?.keyring);
     if (!row) return "missing";
     const checked = check(o, row, r, target);
     const pending = await pendingOutbox(o.db, row);
@@ -376,7 +381,8 @@ export async function migrateInstance(
     ]);
   }
   try {
-    const answer = await withLockedInstance(o.db, instanceId, async (tx, row) => {
+    const answer = await withLockedInstance(o.db, instanceId, async (tx, locked) => {
+      const row = await openRow(locked, o.protection?.keyring);
       const checked = check(o, row, r, target);
       if (checked.violations.length > 0) return verdict(row, "REFUSED", checked);
       const state = checked.state!;
@@ -392,8 +398,8 @@ export async function migrateInstance(
         },
       });
       await writeState(tx, row, checked.targetPlan!, state, {
-        deploymentId: target.deploymentId,
-        processId: checked.targetProcessId,
+        target: { deploymentId: target.deploymentId, processId: checked.targetProcessId },
+        keyring: o.protection?.keyring,
       });
       await repointWaits(tx, row, state, checked.targetPlan!);
       if (redrive) {
@@ -437,7 +443,11 @@ class Refused extends Error {
   }
 }
 
-async function readRow(db: Database, instanceId: string): Promise<LockedRow | undefined> {
+async function readRow(
+  db: Database,
+  instanceId: string,
+  keyring?: Keyring,
+): Promise<LockedRow | undefined> {
   const { rows } = await db.query<{
     tenant: string;
     deployment_id: string;
@@ -450,14 +460,14 @@ async function readRow(db: Database, instanceId: string): Promise<LockedRow | un
     [instanceId],
   );
   const r = rows[0];
-  return r && {
+  return r && await openRow({
     tenant: r.tenant,
     instanceId,
     deploymentId: r.deployment_id,
     processId: r.process_id,
     status: r.status,
     snapshot: snapshotFromColumn(r.snapshot),
-  };
+  }, keyring);
 }
 
 /** Points the instance's waiting rows at the nodes their waits moved to. */

@@ -8,10 +8,10 @@
  *
  * @module
  */
-import { formatFeel } from "../../../lang/feel/mod.ts";
 import { diagnostic } from "../../core/diagnostic.ts";
-import { MASK } from "../../core/redactor.ts";
-import { decodeSnapshot, sensitiveVariables } from "../../executor/mod.ts";
+import { decodeSnapshot } from "../../executor/mod.ts";
+import { observedVariables, type Protection } from "../audit/mod.ts";
+import { maskSealed } from "../crypto/mod.ts";
 import type { Database } from "../../persistence/mod.ts";
 import type { AdminGate } from "../admin_auth.ts";
 import type { DeploymentRegistry } from "../deployments/registry.ts";
@@ -32,6 +32,8 @@ export interface InstanceRoutesOptions {
   readonly config?: Config;
   /** Cancels an instance; resolves to the outcome as an HTTP response. */
   readonly cancel: (instanceId: string) => Promise<Response>;
+  /** The keyring administrative changes open and seal sensitive variables with. */
+  readonly protection?: Protection;
 }
 
 /** An `instances` row as the admin views read it. */
@@ -103,10 +105,13 @@ export function instanceSummary(row: SummaryRow): InstanceSummary {
 
 /**
  * The admin view: the summary plus root variables (display form), waits and
- * aliases. A sensitive variable (declared so, or holding a value read from
- * a store with a `dataClass`) shows as {@link MASK}; `redacted` names each
- * masked variable with its class, so an operator sees that it exists and
- * why it is hidden.
+ * aliases. Variables show as their masked copy (`observedVariables`): a
+ * sensitive variable (declared so, or holding a value read from a store
+ * with a `dataClass`) as `***`, a payload its `q:source` redactors
+ * searched with each span they located masked; `redacted` names each masked
+ * variable with its class, so an operator sees that it exists and why it is
+ * hidden. An encrypted variable is shown masked without being decrypted:
+ * the view needs no key.
  */
 async function inspect(o: InstanceRoutesOptions, row: InstanceRow) {
   const plan = o.registry.get(row.deployment_id)?.plans.get(row.process_id);
@@ -115,17 +120,9 @@ async function inspect(o: InstanceRoutesOptions, row: InstanceRow) {
   let waits: { node: string; kind: string; channel?: string }[] = [];
   let completed: string[] = [];
   if (plan) {
-    const decoded = decodeSnapshot(plan, row.snapshot);
+    const decoded = decodeSnapshot(plan, maskSealed(row.snapshot));
     if (!decoded.diagnostics) {
-      const root = [...decoded.state.scopes.values()].find((s) => s.parent === undefined);
-      const sensitive = sensitiveVariables(plan, decoded.state);
-      const vars = [...root?.vars ?? []];
-      variables = Object.fromEntries(
-        vars.map(([name, value]) => [name, sensitive.has(name) ? MASK : formatFeel(value)]),
-      );
-      redacted = Object.fromEntries(
-        vars.flatMap(([name]) => sensitive.has(name) ? [[name, sensitive.get(name)!]] : []),
-      );
+      ({ variables, redacted } = observedVariables(plan, decoded.state));
       completed = [...decoded.state.completed].sort();
       waits = [...decoded.state.waits.values()].map((w) => ({
         node: plan.processById.get(w.process)?.nodes[w.node]?.id ?? String(w.node),
