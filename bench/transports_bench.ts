@@ -14,6 +14,19 @@
  *
  * - `amqp10 on-persist stateless` beside `raw rhea receive+accept`: the
  *   same shape through RabbitMQ's AMQP 1.0 plugin (`bench/_amqp10_bench_line.ts`).
+ * - `sqs on-persist stateless` beside `raw client-sqs receive+delete`
+ *   (`bench/_sqs_bench_line.ts`): on the endpoint `SUTRA_TEST_SQS_ENDPOINT`
+ *   names, else on a fauxqs emulator started for the run.
+ * - `kafka on-persist stateless` beside raw kafkajs consumers committing
+ *   each record and each batch (`bench/_kafka_bench_line.ts`): on the
+ *   cluster `SUTRA_TEST_KAFKA_BROKERS` names, else on the Kafka test double
+ *   in this process, which then shares the CPU with both loops (quote the
+ *   ratio, not the rates).
+ * - `pubsub on-persist stateless` beside `raw pubsub streaming pull+ack`
+ *   (`bench/_pubsub_bench_line.ts`): on the emulator
+ *   `SUTRA_TEST_PUBSUB_EMULATOR_HOST` names, else on the Pub/Sub test double
+ *   in this process, both with a flow-control window of `--pubsub-window`
+ *   (default 300: a window of W caps either loop near 10·W messages/s).
  *
  * Measured (10,000 messages, PostgreSQL, two cores shared with other
  * sessions, load average 3–6): rabbitmq 0.134×, 0.102×, 0.135× raw amqplib;
@@ -21,10 +34,13 @@
  * commits per message. Where the rest goes: `docs/runtime.md`, "The
  * on-persist path, measured".
  *
- * Each ratio line divides an engine line by its raw loop. Needs the broker named by
- * `SUTRA_TEST_RABBITMQ_URL` (default the local guest account); the engine
- * keeps its state on `SUTRA_TEST_DATABASE_URL` when set, else in-memory
- * PGlite. `--messages N` (default 5000), `--prefetch N` (default 64).
+ * Each ratio line divides an engine line by its raw loop. The rabbitmq and
+ * amqp10 lines need the broker named by `SUTRA_TEST_RABBITMQ_URL` (default
+ * the local guest account) and are skipped with a line saying so without
+ * it; the engine keeps its state on `SUTRA_TEST_DATABASE_URL` when set, else
+ * in-memory PGlite. `--messages N` (default 5000), `--prefetch N` (default
+ * 64; sqs messages in hand), `--only rabbitmq,amqp10,sqs,kafka,pubsub` (the
+ * lines to run, in the order given; default all, in this order).
  *
  * @module
  */
@@ -46,10 +62,15 @@ import {
   statelessChannelPackage,
 } from "./_support.ts";
 import { amqp10BenchLine } from "./_amqp10_bench_line.ts";
+import { kafkaBenchLine } from "./_kafka_bench_line.ts";
+import { pubsubBenchLine } from "./_pubsub_bench_line.ts";
+import { sqsBenchLine } from "./_sqs_bench_line.ts";
 
 const args = benchArgs();
 const messages = Number(args.get("messages") ?? 5000);
 const prefetch = Number(args.get("prefetch") ?? 64);
+// A window of W caps a Pub/Sub stream near 10·W messages/s (acks go out every 100 ms).
+const pubsubWindow = Number(args.get("pubsub-window") ?? 300);
 const brokerUrl = Deno.env.get("SUTRA_TEST_RABBITMQ_URL")?.trim() ||
   "amqp://guest:guest@127.0.0.1:5672";
 const database = serverUrl();
@@ -59,9 +80,13 @@ const lines = benchLines("transports", {
   database: database ? "postgres" : "pglite",
 });
 
+/** A connection to the RabbitMQ broker, and a confirm channel on it. */
+type Connection = Awaited<ReturnType<typeof amqp.connect>>;
+type ConfirmChannel = Awaited<ReturnType<Connection["createConfirmChannel"]>>;
+
 /** Preloads `n` persistent JSON messages on a fresh durable queue. */
 async function preload(
-  channel: Awaited<ReturnType<Awaited<ReturnType<typeof amqp.connect>>["createConfirmChannel"]>>,
+  channel: ConfirmChannel,
   queue: string,
   n: number,
 ): Promise<void> {
@@ -144,6 +169,7 @@ function countStatements(db: RunningEngine["database"]) {
 
 /** The engine: deploy, then time the preloaded queue from first capture to last completion. */
 async function engineLoop(
+  channel: ConfirmChannel,
   queue: string,
 ): Promise<
   { rate: number; cpu: CpuUse; statementsPerMessage: number; transactionsPerMessage: number }
@@ -189,41 +215,107 @@ async function engineLoop(
   }
 }
 
-const connection = await amqp.connect(brokerUrl).catch((error: Error) => {
-  // No broker on this machine: say so and let `run_all.ts` go on.
-  lines.record({ skipped: `no RabbitMQ broker at ${new URL(brokerUrl).host}: ${error.message}` });
-  Deno.exit(0);
-});
-const channel = await connection.createConfirmChannel();
-const tag = crypto.randomUUID().slice(0, 8);
-const rawQueue = `sutra-bench-raw-${tag}`;
-const engineQueue = `sutra-bench-engine-${tag}`;
-try {
-  await preload(channel, rawQueue, messages);
-  const raw = await rawLoop(rawQueue);
-  lines.rate("raw amqplib consume+ack", raw.rate, { ...raw.cpu });
-  await preload(channel, engineQueue, messages);
-  const engine = await engineLoop(engineQueue);
-  lines.rate("rabbitmq on-persist stateless", engine.rate, {
-    ...engine.cpu,
-    statementsPerMessage: engine.statementsPerMessage,
-    transactionsPerMessage: engine.transactionsPerMessage,
-  });
-  lines.record({
-    scenario: "ratio engine/raw",
-    ratio: Math.round((engine.rate / raw.rate) * 1000) / 1000,
-  });
-  // The AMQP 1.0 transport on the same broker, through its AMQP 1.0 plugin.
-  const a10 = await amqp10BenchLine({ brokerUrl, messages, prefetch, database });
-  lines.rate("raw rhea receive+accept", a10.raw);
-  lines.rate("amqp10 on-persist stateless", a10.engine);
-  lines.record({
-    scenario: "ratio amqp10 engine/raw",
-    ratio: Math.round((a10.engine / a10.raw) * 1000) / 1000,
-  });
-} finally {
-  for (const q of [rawQueue, engineQueue, `${engineQueue}.dlq`]) {
-    await channel.deleteQueue(q).catch(() => {});
+/** Rounds a ratio to three decimals. */
+const ratio = (engine: number, raw: number) => Math.round((engine / raw) * 1000) / 1000;
+
+/** The rabbitmq line: the raw amqplib loop, then the engine, on two fresh queues. */
+async function rabbitmqLine(connection: Connection): Promise<void> {
+  const channel = await connection.createConfirmChannel();
+  const tag = crypto.randomUUID().slice(0, 8);
+  const rawQueue = `sutra-bench-raw-${tag}`;
+  const engineQueue = `sutra-bench-engine-${tag}`;
+  try {
+    await preload(channel, rawQueue, messages);
+    const raw = await rawLoop(rawQueue);
+    lines.rate("raw amqplib consume+ack", raw.rate, { ...raw.cpu });
+    await preload(channel, engineQueue, messages);
+    const engine = await engineLoop(channel, engineQueue);
+    lines.rate("rabbitmq on-persist stateless", engine.rate, {
+      ...engine.cpu,
+      statementsPerMessage: engine.statementsPerMessage,
+      transactionsPerMessage: engine.transactionsPerMessage,
+    });
+    lines.record({ scenario: "ratio engine/raw", ratio: ratio(engine.rate, raw.rate) });
+  } finally {
+    for (const q of [rawQueue, engineQueue, `${engineQueue}.dlq`]) {
+      await channel.deleteQueue(q).catch(() => {});
+    }
   }
-  await connection.close();
 }
+
+/** Every line, by the name `--only` selects it with. */
+const LINES: Record<string, () => Promise<void>> = {
+  rabbitmq: async () => {
+    const connection = await rabbitmqConnection();
+    if (!connection) return;
+    try {
+      await rabbitmqLine(connection);
+    } finally {
+      await connection.close();
+    }
+  },
+  // The AMQP 1.0 transport on the same broker, through its AMQP 1.0 plugin.
+  amqp10: async () => {
+    const connection = await rabbitmqConnection();
+    if (!connection) return;
+    await connection.close();
+    const a10 = await amqp10BenchLine({ brokerUrl, messages, prefetch, database });
+    lines.rate("raw rhea receive+accept", a10.raw);
+    lines.rate("amqp10 on-persist stateless", a10.engine);
+    lines.record({ scenario: "ratio amqp10 engine/raw", ratio: ratio(a10.engine, a10.raw) });
+  },
+  // fauxqs, started for the run, unless SUTRA_TEST_SQS_ENDPOINT names an endpoint.
+  sqs: async () => {
+    const endpoint = Deno.env.get("SUTRA_TEST_SQS_ENDPOINT")?.trim() || undefined;
+    const sqs = await sqsBenchLine({ endpoint, messages, prefetch, database });
+    const where = { endpoint: endpoint ? "external" : "fauxqs" };
+    lines.rate("raw client-sqs receive+delete", sqs.raw, where);
+    lines.rate("sqs on-persist stateless", sqs.engine, where);
+    lines.record({ scenario: "ratio sqs/raw", ratio: ratio(sqs.engine, sqs.raw) });
+  },
+  // The Kafka test double in this process, unless SUTRA_TEST_KAFKA_BROKERS names a cluster.
+  kafka: async () => {
+    const brokers = Deno.env.get("SUTRA_TEST_KAFKA_BROKERS")?.trim() || undefined;
+    const kafka = await kafkaBenchLine({ brokers, messages, database });
+    const where = { broker: kafka.broker };
+    lines.rate("raw kafkajs consume+commit per record", kafka.raw, where);
+    lines.rate("raw kafkajs consume+commit per batch", kafka.rawBatch, where);
+    lines.rate("kafka on-persist stateless", kafka.engine, where);
+    lines.record({ scenario: "ratio kafka/raw per record", ratio: ratio(kafka.engine, kafka.raw) });
+    lines.record({
+      scenario: "ratio kafka/raw per batch",
+      ratio: ratio(kafka.engine, kafka.rawBatch),
+    });
+  },
+  // The Pub/Sub test double in this process, unless SUTRA_TEST_PUBSUB_EMULATOR_HOST names one.
+  pubsub: async () => {
+    const ps = await pubsubBenchLine({ messages, maxMessages: pubsubWindow, database });
+    lines.rate("raw pubsub streaming pull+ack", ps.raw, { maxMessages: pubsubWindow });
+    lines.rate("pubsub on-persist stateless", ps.engine, { maxMessages: pubsubWindow });
+    lines.record({ scenario: "ratio pubsub/raw", ratio: ratio(ps.engine, ps.raw) });
+  },
+};
+
+/**
+ * A connection to the RabbitMQ broker, or none: without a broker the
+ * line says it was skipped and the other lines go on.
+ */
+async function rabbitmqConnection(): Promise<Connection | undefined> {
+  try {
+    return await amqp.connect(brokerUrl);
+  } catch (error) {
+    lines.record({
+      skipped: `no RabbitMQ broker at ${new URL(brokerUrl).host}: ${(error as Error).message}`,
+    });
+    return undefined;
+  }
+}
+
+const only = (args.get("only") ?? Object.keys(LINES).join(","))
+  .split(",").map((name) => name.trim()).filter((name) => name !== "");
+const unknown = only.filter((name) => !(name in LINES));
+if (unknown.length > 0) {
+  console.error(`--only: unknown line(s) ${unknown.join(", ")}; known: ${Object.keys(LINES)}`);
+  Deno.exit(2);
+}
+for (const name of only) await LINES[name]();
