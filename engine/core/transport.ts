@@ -84,6 +84,13 @@ export interface InboundDelivery {
    * deduplication does not send it twice.
    */
   readonly replyTo?: ReplyRoute;
+  /**
+   * The order the transport keeps among its messages (a Kafka record key, an
+   * SQS FIFO message group, a Pub/Sub ordering key). On-persist messages of one
+   * channel sharing it run one after another in capture order; without it,
+   * captured messages run side by side.
+   */
+  readonly orderingKey?: string;
 }
 
 /** Where a delivery's answer goes, and the headers it carries (a correlation id). */

@@ -141,6 +141,8 @@ for (const ordering of [true, false]) {
       options: { ordering },
       deliver: async (d) => {
         const { key, seq } = JSON.parse(new TextDecoder().decode(d.body));
+        // The engine keeps a key's captured runs in order by the delivery's ordering key.
+        assert.equal(d.orderingKey, key);
         if ((running.get(key) ?? 0) > 0) overlaps++;
         running.set(key, (running.get(key) ?? 0) + 1);
         maxConcurrent = Math.max(maxConcurrent, ++concurrent);

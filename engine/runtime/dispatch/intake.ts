@@ -53,6 +53,7 @@ import {
   type ChannelTable,
   type Route,
 } from "./channels.ts";
+import { KeyOrder } from "./key_order.ts";
 import type { Lanes } from "./lanes.ts";
 import { groupCommitOf } from "./group_commit.ts";
 import {
@@ -305,6 +306,8 @@ export class Dispatcher {
    * capture redriven from the table has none.
    */
   readonly #intaken = new WeakMap<Capture, Intaken & { readonly admitted?: Admitted }>();
+  /** Keeps the runs of captures that share a transport's ordering key in capture order. */
+  readonly #captureOrder = new KeyOrder();
 
   constructor(options: DispatcherOptions) {
     this.#o = options;
@@ -563,7 +566,10 @@ export class Dispatcher {
     if (channel.ackMode === "on-persist" && !receipt) {
       return await captureInbound(this.#o.db, channel, delivery, (c) => {
         this.#intaken.set(c, { ...intaken, ...(consumer.role === "start" ? { admitted } : {}) });
-        return this.runCaptured(c);
+        const order = delivery.orderingKey === undefined
+          ? undefined
+          : [channel.tenant, channel.decl.name, delivery.orderingKey].join("\u0000");
+        return this.#captureOrder.run(order, () => this.runCaptured(c));
       });
     }
     return consumer.role === "start"

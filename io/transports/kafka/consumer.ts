@@ -360,6 +360,7 @@ export class ChannelConsumer {
       headers,
       ...(contentType === undefined ? {} : { contentType }),
       idempotencyKey: key,
+      ...(message.key === null ? {} : { orderingKey: `${topic}/${headers[KEY_HEADER]}` }),
       ...(deferral ? { deferral } : {}),
       ...(replyTo ? { replyTo: replyRoute(replyTo, this.#name, headers) } : {}),
     };

@@ -271,6 +271,7 @@ export class PubSubConsumer {
       headers,
       ...(contentType === undefined ? {} : { contentType }),
       ...(key === undefined || key === "" ? {} : { idempotencyKey: key }),
+      ...(message.orderingKey ? { orderingKey: message.orderingKey } : {}),
       ...(deferral ? { deferral } : {}),
     };
     const structured = this.#o.channel.declaration.cloudeventsMode === "structured" ||

@@ -279,6 +279,7 @@ export class ChannelConsumer {
     const headers = deliveryHeaders(message);
     const contentType = headers["content-type"];
     const key = this.#idempotencyKey(message, headers);
+    const group = this.#o.options.fifo ? message.Attributes?.MessageGroupId : undefined;
     const channel = this.#o.channel.declaration.name;
     const replyTo = headers["reply-to"];
     const correlationId = headers["correlation-id"] ?? headers["message-id"];
@@ -289,6 +290,7 @@ export class ChannelConsumer {
       headers,
       ...(contentType === undefined ? {} : { contentType }),
       ...(key === undefined || key === "" ? {} : { idempotencyKey: key }),
+      ...(group === undefined ? {} : { orderingKey: group }),
       ...(deferral ? { deferral } : {}),
       ...(replyTo
         ? { replyTo: { destination: replyDestination(replyTo, channel), headers: reply } }
