@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { configKeys, envName } from "../engine/core/config.ts";
 import "../engine/intake/settings.ts";
+import "../engine/runtime/admin/console.ts";
 import "../engine/runtime/admin_auth.ts";
 import "../engine/runtime/deployments/settings.ts";
 import "../engine/runtime/settings.ts";
