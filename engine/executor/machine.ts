@@ -899,7 +899,11 @@ export class Machine implements Execution {
     const out: Record<string, string> = {};
     if (headers.length === 0) return out;
     const ctx = this.context(token);
-    for (const h of headers) out[h.name] = text(this.evaluateIn(h.value, ctx));
+    for (const h of headers) {
+      const value = this.evaluateIn(h.value, ctx);
+      // A header whose value is null is left off, not sent as the text "null".
+      if (value !== null) out[h.name] = text(value);
+    }
     return out;
   }
 

@@ -131,7 +131,7 @@ Deno.test("message throw and end events emit through q:send with FEEL headers an
     await planOf(bpmn(`
     <bpmn:startEvent id="s"/><bpmn:sequenceFlow id="f1" sourceRef="s" targetRef="notify"/>
     <bpmn:intermediateThrowEvent id="notify">
-      <bpmn:extensionElements><q:send channel="notices"><q:header name="ref" value="order.id"/></q:send></bpmn:extensionElements>
+      <bpmn:extensionElements><q:send channel="notices"><q:header name="ref" value="order.id"/><q:header name="priority" value="if order.total > 100 then &quot;high&quot; else null"/></q:send></bpmn:extensionElements>
       <bpmn:dataInput id="notice"/>
       <bpmn:dataInputAssociation id="a1"><bpmn:targetRef>notice</bpmn:targetRef><bpmn:transformation>{ref: order.id, total: order.total * 2}</bpmn:transformation></bpmn:dataInputAssociation>
       <bpmn:inputSet/>
@@ -147,6 +147,7 @@ Deno.test("message throw and end events emit through q:send with FEEL headers an
   assert.deepEqual(
     r.effects.emissions.map((e) => [e.node, e.channel, e.destination, e.headers, e.body]),
     [
+      // The priority header is null here: it is left off.
       ["notify", "notices", undefined, { ref: "O-1" }, { ref: "O-1", total: 20.5 }],
       ["e", undefined, "https://example.test/hook", {}, null],
     ],
