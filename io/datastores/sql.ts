@@ -66,14 +66,7 @@ async function openSqlStore(
   const scripts = settings.migrations === undefined
     ? []
     : await readMigrations(store, settings.migrations, options);
-  const url = await resolveReference(settings.urlRef, options.resolve);
-  const username = settings.usernameRef === undefined
-    ? undefined
-    : await resolveReference(settings.usernameRef, options.resolve);
-  const password = settings.passwordRef === undefined
-    ? undefined
-    : await resolveReference(settings.passwordRef, options.resolve);
-  const client = await connect(store, url, { username, password });
+  const client = await connectSettings(store, settings, options);
   const projection = declaration.projection;
   try {
     // A projected table is the package's own DDL; only the key/value table is the engine's.
@@ -92,6 +85,33 @@ async function openSqlStore(
   return projection
     ? new ProjectedStoreConnection(client, { store, projection })
     : new SqlStoreConnection(client, { store, table: settings.table });
+}
+
+/**
+ * Connects to the database a declaration's `sql:` block names, resolving
+ * its references, without preparing anything on it (the reserved coverage
+ * store applies the engine's own DDL instead of a store table).
+ */
+export async function openSqlClient(
+  declaration: DataStoreDeclaration,
+  options: OpenStoreOptions,
+): Promise<SqlClient> {
+  return await connectSettings(declaration.name, readSettings(declaration), options);
+}
+
+async function connectSettings(
+  store: string,
+  settings: SqlSettings,
+  options: OpenStoreOptions,
+): Promise<SqlClient> {
+  const url = await resolveReference(settings.urlRef, options.resolve);
+  const username = settings.usernameRef === undefined
+    ? undefined
+    : await resolveReference(settings.usernameRef, options.resolve);
+  const password = settings.passwordRef === undefined
+    ? undefined
+    : await resolveReference(settings.passwordRef, options.resolve);
+  return await connect(store, url, { username, password });
 }
 
 function readSettings(declaration: DataStoreDeclaration): SqlSettings {
