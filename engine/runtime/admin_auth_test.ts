@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import "../../io/secrets/mod.ts";
 import { configKeys, createLogger, DiagnosticError, loadConfig } from "../core/mod.ts";
 import { type AdminRole, createAdminGate } from "./admin_auth.ts";
+import { generateSigningKey, signJwt } from "../../tests/support/jwks.ts";
 
 const ok = () => new Response("ok");
 
@@ -86,5 +87,37 @@ Deno.test("a literal or unresolvable key stops the boot", async () => {
       () => gate({ SUTRA_ADMIN_AUTH_API_KEY: value }, env),
       (e: unknown) => e instanceof DiagnosticError,
     );
+  }
+});
+
+Deno.test("a JWKS file turns on bearer tokens, with roles read through the role map", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const key = await generateSigningKey("EdDSA", "ed");
+    await Deno.writeTextFile(`${dir}/jwks.json`, JSON.stringify({ keys: [key.jwk] }));
+    const { admin } = await gate({
+      SUTRA_ADMIN_OIDC_JWKS_FILE: `${dir}/jwks.json`,
+      SUTRA_ADMIN_OIDC_ISSUER: "https://idp",
+      SUTRA_ADMIN_OIDC_AUDIENCE: "sutra",
+      SUTRA_ADMIN_OIDC_ROLE_MAP: "ops=operate",
+      SUTRA_ADMIN_OIDC_DEV_DISABLED: "true",
+    });
+    assert.equal(admin.posture, "oidc");
+    const now = Math.floor(Date.now() / 1000);
+    const token = await signJwt(key, {
+      iss: "https://idp",
+      aud: "sutra",
+      exp: now + 60,
+      roles: "ops",
+    });
+    const bearer = { authorization: `Bearer ${token}` };
+    assert.deepEqual(await call(admin, bearer, "operate"), { status: 200, code: undefined });
+    assert.deepEqual(await call(admin, bearer, "deploy"), {
+      status: 403,
+      code: "SUTRA.ADMIN.AUTH.FORBIDDEN",
+    });
+    assert.deepEqual(await call(admin), { status: 401, code: "SUTRA.ADMIN.AUTH.MISSING" });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });
