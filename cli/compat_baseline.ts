@@ -7,9 +7,9 @@
  *
  * @module
  */
-import { formatDiagnostic } from "../engine/core/diagnostic.ts";
+
 import { compareRevisions } from "../engine/package/compat.ts";
-import { type Command, UsageError } from "./command.ts";
+import { cliLog, type Command, UsageError, writeFindings } from "./command.ts";
 import { parseCommandArgs, stringFlag } from "./describe.ts";
 import { formatFlag, type PackageCommandOptions } from "./lint.ts";
 import { loadPackageSource } from "./package_source.ts";
@@ -46,15 +46,17 @@ export function compatBaselineCommand(options: PackageCommandOptions): Command {
       const currentPath = stringFlag(parsed, "current");
       if (baselinePath === undefined) throw new UsageError("--baseline is required");
       if (currentPath === undefined) throw new UsageError("--current is required");
-      const baseline = await loadPackageSource(baselinePath, options);
-      const current = await loadPackageSource(currentPath, options);
+      const log = cliLog(io, "compat-baseline");
+      log.debug(`baseline ${baselinePath}; current ${currentPath}; format ${format}`);
+      const baseline = await loadPackageSource(baselinePath, { ...options, log });
+      const current = await loadPackageSource(currentPath, { ...options, log });
       const found = compareRevisions(baseline.package, current.package);
       if (format === "json") {
         io.stdout(
           JSON.stringify({ compatible: found.length === 0, breaking: found }, null, 2) + "\n",
         );
       } else {
-        for (const d of found) io.stdout(formatDiagnostic(d) + "\n");
+        writeFindings(io, found);
         io.stdout(
           found.length === 0
             ? `compatible: nothing in ${currentPath} breaks ${baselinePath}\n`

@@ -17,7 +17,14 @@ import {
   sealPackage,
   type TransportCatalog,
 } from "../engine/package/mod.ts";
-import { type CliIo, type Command, DiagnosticError, UsageError } from "./command.ts";
+import {
+  type CliIo,
+  type CliLog,
+  cliLog,
+  type Command,
+  DiagnosticError,
+  UsageError,
+} from "./command.ts";
 import { type CommandArgs, parseCommandArgs, stringFlag } from "./describe.ts";
 import { formatFlag, reported, underDir } from "./lint.ts";
 import { errorMessage } from "../engine/core/errors.ts";
@@ -103,6 +110,8 @@ export interface DeployCommandOptions {
 interface Connection {
   readonly base: string;
   readonly headers: Readonly<Record<string, string>>;
+  /** The command's log: each request at trace, its answer and time at debug. */
+  readonly log: CliLog;
 }
 
 /** What the engine answered. */
@@ -126,7 +135,7 @@ export function deployCommand(options: DeployCommandOptions): Command {
       });
       const callback = stringFlag(parsed, "callback");
       const format = formatFlag(stringFlag(parsed, "format"));
-      const connection = connect(parsed, io);
+      const connection = connect(parsed, io, "deploy");
       const watch = stringFlag(parsed, "watch");
       if (watch !== undefined) {
         if (parsed.positionals.length > 0) {
@@ -141,10 +150,11 @@ export function deployCommand(options: DeployCommandOptions): Command {
       }
       const path = parsed.positionals[0];
       const bytes = await readBytes(path);
+      connection.log.info(`read ${path} (${bytes.length} bytes)`);
       const asyncMode = parsed.flags.async === true;
       let answer = await upload(connection, bytes, { async: asyncMode, callback });
       if (answer.status === 202) {
-        io.stderr(`deploy: ${answer.body.deploymentId} accepted; waiting for activation\n`);
+        connection.log.progress(`${answer.body.deploymentId} accepted; waiting for activation`);
         answer = await pollUntilSettled(connection, String(answer.body.deploymentId), options);
       }
       return report(
@@ -177,7 +187,7 @@ export const undeployCommand: Command = {
           : "give exactly one slot or deploymentId",
       );
     }
-    const connection = connect(parsed, io);
+    const connection = connect(parsed, io, "undeploy");
     const target = await deploymentOf(parsed.positionals[0]);
     const answer = await call(
       connection,
@@ -196,7 +206,7 @@ async function deploymentOf(argument: string): Promise<string> {
   return read.archive.deploymentId;
 }
 
-function connect(parsed: CommandArgs, io: CliIo): Connection {
+function connect(parsed: CommandArgs, io: CliIo, scope: string): Connection {
   const url = stringFlag(parsed, "engine-url") ?? (io.env(ENGINE_URL_ENV) || DEFAULT_ENGINE_URL);
   let base: URL;
   try {
@@ -212,9 +222,13 @@ function connect(parsed: CommandArgs, io: CliIo): Connection {
   const keyEnv = stringFlag(parsed, "api-key-env") ?? DEFAULT_API_KEY_ENV;
   const key = io.env(keyEnv);
   const header = stringFlag(parsed, "api-key-header") ?? "x-api-key";
+  const log = cliLog(io, scope);
+  // The key's value is a credential: only where it came from is logged.
+  log.debug(`engine ${base.href}; API key ${key ? `from ${keyEnv} in ${header}` : "none"}`);
   return {
     base: base.href.replace(/\/+$/, ""),
     headers: key ? { [header]: key } : {},
+    log,
   };
 }
 
@@ -247,6 +261,9 @@ function upload(
 }
 
 async function call(connection: Connection, path: string, init: RequestInit): Promise<Answer> {
+  const method = init.method ?? "GET";
+  connection.log.trace(`${method} ${connection.base}${path}`);
+  const started = performance.now();
   let response: Response;
   try {
     response = await fetch(`${connection.base}${path}`, {
@@ -261,6 +278,9 @@ async function call(connection: Connection, path: string, init: RequestInit): Pr
     ));
   }
   const text = await response.text();
+  connection.log.debug(
+    `${method} ${path}: ${response.status} in ${(performance.now() - started).toFixed(1)} ms`,
+  );
   try {
     return { status: response.status, body: JSON.parse(text) };
   } catch {
@@ -345,7 +365,7 @@ async function watchAndDeploy(
       wake?.();
     }
   })();
-  io.stderr(`deploy: watching ${dir}; Ctrl-C stops\n`);
+  connection.log.progress(`watching ${dir}; Ctrl-C stops`);
   try {
     if (!stop.aborted) await deployOnce(dir, connection, io, options);
     const quiet = options.settleMillis ?? 200;
@@ -367,7 +387,7 @@ async function watchAndDeploy(
     if (!stop.aborted) watcher.close();
     await pump;
   }
-  io.stderr("deploy: stopped watching\n");
+  connection.log.progress("stopped watching");
   return 0;
 }
 
@@ -378,13 +398,19 @@ async function deployOnce(
   io: CliIo,
   options: DeployCommandOptions,
 ): Promise<void> {
-  const read = await readPackageDir(dir);
+  const read = await connection.log.timed(`reading ${dir}`, () => readPackageDir(dir));
   if (!read.files) {
     for (const d of read.diagnostics) io.stderr(formatDiagnostic(underDir(d, dir)) + "\n");
     io.stderr("deploy: not deployed (package unreadable)\n");
     return;
   }
-  const sealed = await sealPackage(read.files, { transports: options.transports });
+  connection.log.info(`read ${read.files.size} file(s) from ${dir}`);
+  for (const path of read.files.keys()) connection.log.info(`read ${dir}/${path}`);
+  const files = read.files;
+  const sealed = await connection.log.timed(
+    "checking and sealing",
+    () => sealPackage(files, { transports: options.transports }),
+  );
   for (const d of reported(sealed.diagnostics)) {
     io.stderr(formatDiagnostic(underDir(d, dir)) + "\n");
   }

@@ -11,7 +11,7 @@ import {
   startTestEngine,
   type TestEngine,
 } from "../tests/deployments/_support.ts";
-import { UsageError } from "./command.ts";
+import { UsageError, verboseIo } from "./command.ts";
 import { DEFAULT_API_KEY_ENV, deployCommand, undeployCommand } from "./deploy.ts";
 
 const command = deployCommand({
@@ -210,4 +210,33 @@ Deno.test("sutra deploy --callback asks for the completion event; a bad URL is t
       1,
     );
     assert.match(bad.err(), /SUTRA\.DEPLOY\.CALLBACK_INVALID/);
+  }));
+
+Deno.test("sutra deploy -vvv traces each request, never the API key; --quiet says nothing", () =>
+  withEngine(async (engine, archive) => {
+    const traced = captureIo({ env: keyed });
+    assert.equal(
+      await command.run(
+        [archive, "--async", "--engine-url", engine.url],
+        verboseIo(traced.io, "trace", false),
+      ),
+      0,
+      traced.err(),
+    );
+    assert.match(
+      traced.err(),
+      /DEBUG deploy: engine .*; API key from SUTRA_ADMIN_API_KEY in x-api-key\n/,
+    );
+    assert.match(traced.err(), new RegExp(`INFO deploy: read ${archive} \\(\\d+ bytes\\)\n`));
+    assert.match(traced.err(), /TRACE deploy: POST .*\/admin\/deployments\?async=true\n/);
+    assert.match(traced.err(), /DEBUG deploy: POST \/admin\/deployments\?async=true: 202 in /);
+    assert.match(traced.err(), /TRACE deploy: GET .*\/sutra\/deployments\/[0-9a-f]+\n/);
+    assert.ok(!traced.err().includes(ADMIN_KEY));
+
+    const quiet = captureIo({ env: keyed });
+    assert.equal(
+      await command.run([archive, "--engine-url", engine.url], verboseIo(quiet.io, "quiet", false)),
+      0,
+    );
+    assert.equal(quiet.out() + quiet.err(), "");
   }));

@@ -257,6 +257,7 @@ export function renderDot(graph: DispatchGraph): string {
 export const dispatchGraphCommand: Command = {
   name: "dispatch-graph",
   summary: "Draw a BPMN file's routing as Graphviz dot or Mermaid",
+  documentOutput: true,
   usage: `Usage: sutra dispatch-graph FILE --format dot|mermaid
 
 Emits a diagram of the file: flow nodes joined by their sequence flows

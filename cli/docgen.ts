@@ -9,7 +9,7 @@
 import { diagnostic, formatDiagnostic } from "../engine/core/diagnostic.ts";
 import { errorMessage } from "../engine/core/errors.ts";
 import { catalogue } from "../engine/package/docgen.ts";
-import { type Command, DiagnosticError, UsageError } from "./command.ts";
+import { cliLog, type Command, DiagnosticError, UsageError } from "./command.ts";
 import { parseCommandArgs, stringFlag } from "./describe.ts";
 import type { PackageCommandOptions } from "./lint.ts";
 import { loadPackageSource } from "./package_source.ts";
@@ -32,6 +32,7 @@ export function docgenCommand(options: PackageCommandOptions): Command {
     name: "docgen",
     summary: "Generate (or check) the markdown catalogue of a package",
     usage: USAGE,
+    documentOutput: true,
     async run(args, io) {
       const parsed = parseCommandArgs(args, {
         input: { type: "string" },
@@ -55,7 +56,9 @@ export function docgenCommand(options: PackageCommandOptions): Command {
           { source: { uri: input } },
         ));
       }
-      const text = catalogue((await loadPackageSource(input, options)).package);
+      const log = cliLog(io, "docgen");
+      log.debug(`input ${input}; output ${output ?? "stdout"}; check ${check}`);
+      const text = catalogue((await loadPackageSource(input, { ...options, log })).package);
       if (output === undefined) {
         io.stdout(text);
         return 0;
@@ -83,7 +86,7 @@ export function docgenCommand(options: PackageCommandOptions): Command {
           { source: { uri: output } },
         ));
       }
-      io.stderr(`wrote ${output}\n`);
+      log.progress(`wrote ${output}`);
       return 0;
     },
   };

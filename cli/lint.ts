@@ -6,14 +6,22 @@
  *
  * @module
  */
-import { type Diagnostic, formatDiagnostic, hasErrors } from "../engine/core/diagnostic.ts";
+import { type Diagnostic, hasErrors } from "../engine/core/diagnostic.ts";
 import {
   checkPackage,
   type PackageFiles,
   readPackageDir,
   type TransportCatalog,
 } from "../engine/package/mod.ts";
-import { type CliIo, type Command, DiagnosticError, UsageError } from "./command.ts";
+import {
+  type CliIo,
+  type CliLog,
+  cliLog,
+  type Command,
+  DiagnosticError,
+  UsageError,
+  writeFindings,
+} from "./command.ts";
 import { parseCommandArgs, stringFlag } from "./describe.ts";
 
 /** Options shared by the package commands. */
@@ -49,10 +57,22 @@ export function underDir(d: Diagnostic, dir: string): Diagnostic {
   return { ...d, source: { ...d.source, uri: `${dir}/${d.source.uri}` } };
 }
 
-/** Reads a package directory, turning a refusal into a DiagnosticError. */
-export async function readPackageArgument(dir: string): Promise<PackageFiles> {
-  const read = await readPackageDir(dir);
+/**
+ * Reads a package directory, turning a refusal into a DiagnosticError; `log`
+ * lists the files read (`-v`) with their sizes (`-vvv`) and the time (`-vv`).
+ */
+export async function readPackageArgument(dir: string, log?: CliLog): Promise<PackageFiles> {
+  const read = log
+    ? await log.timed(`reading ${dir}`, () => readPackageDir(dir))
+    : await readPackageDir(dir);
   if (!read.files) throw new DiagnosticError(read.diagnostics.map((d) => underDir(d, dir)));
+  if (log) {
+    log.info(`read ${read.files.size} file(s) from ${dir}`);
+    for (const [path, bytes] of read.files) {
+      log.info(`read ${dir}/${path}`);
+      log.trace(`${dir}/${path}: ${bytes.length} byte(s)`);
+    }
+  }
   return read.files;
 }
 
@@ -95,15 +115,21 @@ export function lintCommand(options: PackageCommandOptions): Command {
       const parsed = parseCommandArgs(args, { format: { type: "string" } });
       const format = formatFlag(stringFlag(parsed, "format"));
       const dir = packageDirArgument(parsed.positionals);
-      const files = await readPackageArgument(dir);
-      const checked = await checkPackage(files, { transports: options.transports });
+      const log = cliLog(io, "lint");
+      log.debug(`format ${format}; transports ${options.transports.names().join(", ")}`);
+      const files = await readPackageArgument(dir, log);
+      const checked = await log.timed(
+        "checking",
+        () => checkPackage(files, { transports: options.transports }),
+      );
       const diagnostics = reported(checked.diagnostics);
+      log.info(`${diagnostics.length} finding(s)`);
       if (format === "json") {
         io.stdout(
           JSON.stringify({ package: dir, ...summarize(diagnostics), diagnostics }, null, 2) + "\n",
         );
       } else if (diagnostics.length > 0) {
-        for (const d of diagnostics) io.stdout(formatDiagnostic(underDir(d, dir)) + "\n");
+        writeFindings(io, diagnostics.map((d) => underDir(d, dir)));
         const { errors, warnings } = summarize(diagnostics);
         io.stdout(`${errors} error(s), ${warnings} warning(s)\n`);
       }

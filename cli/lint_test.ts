@@ -3,7 +3,7 @@ import "../io/codecs/mod.ts";
 import "../io/secrets/mod.ts";
 import { transportCatalog } from "../engine/package/mod.ts";
 import { captureIo } from "../tests/support/cli_io.ts";
-import { UsageError } from "./command.ts";
+import { UsageError, verboseIo } from "./command.ts";
 import { lintCommand } from "./lint.ts";
 
 const FIXTURES = new URL("../tests/fixtures/package/", import.meta.url).pathname;
@@ -53,4 +53,30 @@ Deno.test("lint refuses a missing directory with a diagnostic and bad arguments 
   await assert.rejects(() => lint.run([], captureIo().io), UsageError);
   await assert.rejects(() => lint.run(["a", "b"], captureIo().io), UsageError);
   await assert.rejects(() => lint.run(["a", "--format", "xml"], captureIo().io), UsageError);
+});
+
+Deno.test("lint -v lists the files it reads and -vv its settings and timings, on stderr", async () => {
+  const c = captureIo();
+  assert.equal(await lint.run([`${FIXTURES}base`], verboseIo(c.io, "debug", false)), 0);
+  assert.equal(c.out(), "");
+  assert.match(c.err(), new RegExp(`INFO lint: read \\d+ file\\(s\\) from ${FIXTURES}base\n`));
+  assert.match(c.err(), new RegExp(`INFO lint: read ${FIXTURES}base/package\\.yaml\n`));
+  assert.match(c.err(), /DEBUG lint: format text; transports http, local\n/);
+  assert.match(c.err(), /DEBUG lint: checking took \d+\.\d ms\n/);
+  assert.match(c.err(), /INFO lint: 0 finding\(s\)\n/);
+  assert.doesNotMatch(c.err(), /TRACE/);
+
+  const trace = captureIo();
+  assert.equal(await lint.run([`${FIXTURES}base`], verboseIo(trace.io, "trace", false)), 0);
+  assert.match(trace.err(), /TRACE lint: .*package\.yaml: \d+ byte\(s\)\n/);
+});
+
+Deno.test("lint --quiet prints only the errors, on stderr, and still exits 1", async () => {
+  const c = captureIo();
+  const dir = `${FIXTURES}multi_fault`;
+  assert.equal(await lint.run([dir], verboseIo(c.io, "quiet", false)), 1);
+  assert.equal(c.out(), "");
+  const lines = c.err().trimEnd().split("\n");
+  assert.equal(lines.length, 9);
+  for (const line of lines) assert.match(line, /: ERROR SUTRA\./);
 });

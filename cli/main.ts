@@ -1,14 +1,23 @@
 /**
  * The `sutra` command dispatcher: finds the command, handles `--help`
- * everywhere, and turns usage errors into a message on stderr and exit 2
- * and diagnostics into one line each and exit 1.
+ * everywhere, takes the verbosity flags (`--quiet`, `-v`…) off every
+ * command, and turns usage errors into a `SUTRA.CLI.USAGE` line with the
+ * usage on stderr and exit 2 and diagnostics into one line each and exit 1.
  *
  * @module
  */
-import { DiagnosticError, formatDiagnostic } from "../engine/core/diagnostic.ts";
+import { diagnostic, DiagnosticError, formatDiagnostic } from "../engine/core/diagnostic.ts";
 import { transports as linkedTransports } from "../engine/core/transport.ts";
 import { ENGINE_VERSION } from "../engine/core/version.ts";
-import { type CliIo, type Command, EXIT_USAGE, UsageError } from "./command.ts";
+import {
+  asksJson,
+  type CliIo,
+  type Command,
+  EXIT_USAGE,
+  parseVerbosity,
+  UsageError,
+  verboseIo,
+} from "./command.ts";
 import { compatBaselineCommand } from "./compat_baseline.ts";
 import { createCommand } from "./create.ts";
 import { deployCommand, undeployCommand } from "./deploy.ts";
@@ -129,10 +138,15 @@ export async function runCli(
     return 0;
   }
   try {
-    return await command.run(rest, io);
+    const { verbosity, args } = parseVerbosity(rest);
+    const keepStdout = command.documentOutput === true || asksJson(args);
+    return await command.run(args, verboseIo(io, verbosity, keepStdout));
   } catch (error) {
     if (error instanceof UsageError) {
-      io.stderr(`${programName} ${command.name}: ${error.message}\n\n${command.usage}\n`);
+      const line = formatDiagnostic(
+        diagnostic("SUTRA.CLI.USAGE", `${programName} ${command.name}: ${error.message}`),
+      );
+      io.stderr(`${line}\n\n${command.usage}\n`);
       return EXIT_USAGE;
     }
     if (error instanceof DiagnosticError) {
@@ -154,6 +168,9 @@ function topUsage(programName: string, all: readonly Command[]): string {
 
 Commands:
 ${lines.join("\n")}
+
+Every command also takes --quiet (errors and JSON output only) or -v, -vv,
+-vvv (info, debug, trace logs on stderr).
 
 Run '${programName} <command> --help' for a command's options.
 `;

@@ -63,3 +63,40 @@ Deno.test("unknown command, bad flag or no command: usage on stderr and exit 2",
   assert.equal(await runCli([], { io: none.io, programName: "sutra" }), 2);
   assert.match(none.err(), /Usage:/);
 });
+
+Deno.test("verbosity flags work on every command; contradicting ones are a SUTRA.CLI.USAGE error", async () => {
+  const quiet = capture();
+  assert.equal(await runCli(["version", "--quiet"], { io: quiet.io, programName: "sutra" }), 0);
+  assert.equal(quiet.out(), "");
+  assert.equal(quiet.err(), "");
+
+  const json = capture();
+  assert.equal(
+    await runCli(["version", "--quiet", "--format", "json"], { io: json.io, programName: "sutra" }),
+    0,
+  );
+  assert.equal(JSON.parse(json.out()).name, "sutra");
+
+  const verbose = capture();
+  assert.equal(await runCli(["version", "-vvv"], { io: verbose.io, programName: "sutra" }), 0);
+  assert.match(verbose.out(), /^sutra /);
+
+  // A document command keeps its stdout under --quiet: it is the result.
+  const graph = capture();
+  const bpmn = new URL("../tests/fixtures/bpmn/plan.bpmn", import.meta.url).pathname;
+  assert.equal(
+    await runCli(["dispatch-graph", bpmn, "--format", "dot", "--quiet"], {
+      io: graph.io,
+      programName: "sutra",
+    }),
+    0,
+  );
+  assert.match(graph.out(), /digraph/);
+
+  for (const flags of [["--quiet", "-v"], ["-vv", "--quiet"], ["-vvvv"], ["-vv", "-vv"]]) {
+    const c = capture();
+    assert.equal(await runCli(["lint", ...flags, "dir"], { io: c.io, programName: "sutra" }), 2);
+    assert.match(c.err(), /^ERROR SUTRA\.CLI\.USAGE: sutra lint: [\s\S]*Usage: sutra lint/);
+    assert.equal(c.out(), "");
+  }
+});

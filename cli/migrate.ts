@@ -24,7 +24,7 @@ import {
   resolveDatabaseTarget,
   verifyMigrations,
 } from "../engine/persistence/mod.ts";
-import { type CliIo, type Command, UsageError } from "./command.ts";
+import { type CliIo, cliLog, type Command, UsageError } from "./command.ts";
 import { errorMessage } from "../engine/core/errors.ts";
 
 /** Options for {@link createMigrateCommand}. */
@@ -77,20 +77,41 @@ export function createMigrateCommand(options: MigrateCommandOptions = {}): Comma
         io.stdout(USAGE + "\n");
         return 0;
       }
+      const log = cliLog(io, "migrate");
+      // The URL may carry a password: the opened database's description is logged instead.
+      log.debug(
+        `${invocation.sub}${invocation.dryRun ? " (dry run)" : ""}; schema ` +
+          `${invocation.schema ?? "default"}; format ${invocation.format}`,
+      );
+      log.info(`${migrations.length} migration(s) in this engine`);
+      for (const m of migrations) {
+        log.trace(`migration ${m.version} ${m.name}: ${m.sql.length} chars`);
+      }
       let db: Database | undefined;
       try {
-        db = await openDatabase(invocation.url, {
-          schema: invocation.schema,
-          dataDir: options.defaultDataDir,
-        });
+        db = await log.timed("opening the database", () =>
+          openDatabase(invocation.url, {
+            schema: invocation.schema,
+            dataDir: options.defaultDataDir,
+          }));
+        log.info(`database ${db.description}`);
         const report = new Report(io, invocation.format, db.description);
+        const open = db;
         switch (invocation.sub) {
           case "apply":
-            return await runApply(db, migrations, invocation.dryRun, report);
+            return await log.timed(
+              "applying",
+              () => runApply(open, migrations, invocation.dryRun, report),
+            );
           case "status":
-            return report.status(await migrationStatus(db, migrations));
+            return report.status(
+              await log.timed("reading the ledger", () => migrationStatus(open, migrations)),
+            );
           case "verify":
-            return report.verify(await verifyMigrations(db, migrations), migrations.length);
+            return report.verify(
+              await log.timed("verifying the ledger", () => verifyMigrations(open, migrations)),
+              migrations.length,
+            );
         }
       } catch (error) {
         if (!(error instanceof DiagnosticError)) throw error;

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { ENGINE_MIGRATIONS, type Migration, openDatabase } from "../engine/persistence/mod.ts";
 import { tier2Test, withServerDatabase } from "../tests/support/test_database.ts";
 import { type CapturedIo, captureIo } from "../tests/support/cli_io.ts";
-import { UsageError } from "./command.ts";
+import { UsageError, verboseIo } from "./command.ts";
 import { createMigrateCommand, migrateCommand } from "./migrate.ts";
 
 const HEAD = ENGINE_MIGRATIONS.length;
@@ -233,5 +233,28 @@ tier2Test("migrate against the server merges --user and --password into the URL"
     const verify = capture();
     assert.equal(await migrateCommand.run(["verify", ...args, "--format", "json"], verify.io), 0);
     assert.equal(JSON.parse(verify.out()).ok, true);
+  });
+});
+
+Deno.test("migrate -vv logs the database, the migrations and the time each step took", async () => {
+  await withTempDir(async (dir) => {
+    const command = createMigrateCommand({
+      defaultDataDir: join(dir, "engine-db"),
+      migrations: [V1, V2],
+    });
+    const loud = capture();
+    assert.equal(await command.run([], verboseIo(loud.io, "trace", false)), 0);
+    assert.match(loud.out(), /applied 1 one\napplied 2 two\n/);
+    const err = loud.err();
+    assert.match(err, /^DEBUG migrate: apply; schema default; format text\n/);
+    assert.match(err, /INFO migrate: 2 migration\(s\) in this engine\n/);
+    assert.match(err, /TRACE migrate: migration 1 one: 25 chars\n/);
+    assert.match(err, /DEBUG migrate: opening the database took \d+\.\d ms\n/);
+    assert.match(err, new RegExp(`INFO migrate: database pglite:${join(dir, "engine-db")}\n`));
+    assert.match(err, /DEBUG migrate: applying took /);
+
+    const quiet = capture();
+    assert.equal(await command.run(["status"], verboseIo(quiet.io, "quiet", false)), 0);
+    assert.equal(quiet.out() + quiet.err(), "");
   });
 });

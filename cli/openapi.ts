@@ -7,8 +7,7 @@
  * @module
  */
 import { openApiDocument } from "../engine/package/openapi.ts";
-import type { Command } from "./command.ts";
-import { UsageError } from "./command.ts";
+import { cliLog, type Command, UsageError } from "./command.ts";
 import { parseCommandArgs } from "./describe.ts";
 import type { PackageCommandOptions } from "./lint.ts";
 import { loadPackageSource } from "./package_source.ts";
@@ -30,6 +29,7 @@ export function openapiCommand(options: PackageCommandOptions): Command {
     name: "openapi",
     summary: "Print the OpenAPI 3.1 document of a package's HTTP channels",
     usage: USAGE,
+    documentOutput: true,
     async run(args, io) {
       const { positionals } = parseCommandArgs(args, {});
       if (positionals.length !== 1) {
@@ -39,7 +39,10 @@ export function openapiCommand(options: PackageCommandOptions): Command {
             : "give exactly one archive or package directory",
         );
       }
-      const source = await loadPackageSource(positionals[0], options);
+      const source = await loadPackageSource(positionals[0], {
+        ...options,
+        log: cliLog(io, "openapi"),
+      });
       const document = openApiDocument(source.package, {
         ...(source.deploymentId ? { deploymentId: source.deploymentId } : {}),
       });

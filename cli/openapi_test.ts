@@ -5,7 +5,7 @@ import "../io/secrets/mod.ts";
 import { sealPackage } from "../engine/package/mod.ts";
 import { everyTransport } from "./_authoring_test_support.ts";
 import { captureIo } from "../tests/support/cli_io.ts";
-import { DiagnosticError, UsageError } from "./command.ts";
+import { DiagnosticError, UsageError, verboseIo } from "./command.ts";
 import { readPackageArgument } from "./lint.ts";
 import { openapiCommand } from "./openapi.ts";
 
@@ -117,4 +117,14 @@ Deno.test("openapi: a package with errors is refused with them; arguments are ch
   await assert.rejects(() => openapi.run(["a", "b"], c.io), UsageError);
   const missing = await openapi.run(["/nonexistent/x.sutra"], c.io).catch((e) => e);
   assert.ok(missing instanceof DiagnosticError);
+});
+
+Deno.test("openapi -v lists the files it reads on stderr; the document stays alone on stdout", async () => {
+  const [dir] = await exampleDirs();
+  const c = captureIo();
+  assert.equal(await openapi.run([dir], verboseIo(c.io, "debug", false)), 0, c.err());
+  assert.equal(JSON.parse(c.out()).openapi, "3.1.0");
+  assert.match(c.err(), new RegExp(`INFO openapi: read \\d+ file\\(s\\) from ${dir}\n`));
+  assert.match(c.err(), new RegExp(`INFO openapi: read ${dir}/package\\.yaml\n`));
+  assert.match(c.err(), new RegExp(`DEBUG openapi: checking ${dir} took `));
 });

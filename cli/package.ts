@@ -10,7 +10,7 @@
 import { dirname } from "node:path";
 import { type Diagnostic, diagnostic, formatDiagnostic } from "../engine/core/diagnostic.ts";
 import { ARCHIVE_EXTENSION, readArchiveFile, sealPackage } from "../engine/package/mod.ts";
-import { type CliIo, type Command, DiagnosticError } from "./command.ts";
+import { type CliIo, cliLog, type Command, DiagnosticError } from "./command.ts";
 import { parseCommandArgs, stringFlag } from "./describe.ts";
 import {
   formatFlag,
@@ -65,10 +65,17 @@ export function packageCommand(options: PackageCommandOptions): Command {
       const dir = packageDirArgument(parsed.positionals);
       const out = stringFlag(parsed, "out") ?? stringFlag(parsed, "o") ?? ".";
 
-      io.stderr(`package: reading ${dir}\n`);
-      const files = await readPackageArgument(dir);
-      io.stderr(`package: checking ${files.size} file(s)\n`);
-      const sealed = await sealPackage(files, { transports: options.transports });
+      const log = cliLog(io, "package");
+      log.debug(
+        `out ${out}; format ${format}; transports ${options.transports.names().join(", ")}`,
+      );
+      log.progress(`reading ${dir}`);
+      const files = await readPackageArgument(dir, log);
+      log.progress(`checking ${files.size} file(s)`);
+      const sealed = await log.timed(
+        "checking and sealing",
+        () => sealPackage(files, { transports: options.transports }),
+      );
       const found = reported(sealed.diagnostics);
       const shown = found.map((d) => underDir(d, dir));
       if (!sealed.archive) {
@@ -91,8 +98,13 @@ export function packageCommand(options: PackageCommandOptions): Command {
       const target = out.endsWith(ARCHIVE_EXTENSION)
         ? out
         : `${out.replace(/\/+$/, "") || "/"}/${sealed.archive.fileName}`;
-      io.stderr(`package: sealing ${sealed.archive.slot}\n`);
-      await writeAtomically(target, sealed.archive.bytes);
+      log.progress(`sealing ${sealed.archive.slot}`);
+      log.info(`writing ${target} (${sealed.archive.bytes.length} bytes)`);
+      for (const f of sealed.archive.manifest.files) {
+        log.trace(`sealed ${f.path} sha256 ${f.sha256}`);
+      }
+      const archiveBytes = sealed.archive.bytes;
+      await log.timed(`writing ${target}`, () => writeAtomically(target, archiveBytes));
       // Read back what was written: a report only for bytes the verifying
       // reader accepts, the same reader the engine deploys through.
       const check = await readArchiveFile(target);

@@ -13,7 +13,7 @@ import {
   readArchiveFile,
   type TransportCatalog,
 } from "../engine/package/mod.ts";
-import { DiagnosticError } from "./command.ts";
+import { type CliLog, DiagnosticError } from "./command.ts";
 import { readPackageArgument, underDir } from "./lint.ts";
 
 /** A loaded package, and its deployment id when it came from an archive. */
@@ -25,8 +25,9 @@ export interface PackageSource {
 /** Loads the package at `path` (a directory or an archive file); refuses one with errors. */
 export async function loadPackageSource(
   path: string,
-  options: { readonly transports: TransportCatalog },
+  options: { readonly transports: TransportCatalog; readonly log?: CliLog },
 ): Promise<PackageSource> {
+  const { log } = options;
   let isDirectory = false;
   try {
     isDirectory = (await Deno.stat(path)).isDirectory;
@@ -35,7 +36,8 @@ export async function loadPackageSource(
   }
   const dir = path.replace(/\/+$/, "") || "/";
   if (isDirectory) {
-    const checked = await checkPackage(await readPackageArgument(dir), options);
+    const files = await readPackageArgument(dir, log);
+    const checked = await timed(log, `checking ${dir}`, () => checkPackage(files, options));
     if (hasErrors(checked.diagnostics)) {
       throw new DiagnosticError(
         checked.diagnostics.filter((d) => d.severity === "ERROR").map((d) => underDir(d, dir)),
@@ -43,11 +45,22 @@ export async function loadPackageSource(
     }
     return { package: checked.package };
   }
-  const read = await readArchiveFile(path);
+  const read = await timed(log, `reading ${path}`, () => readArchiveFile(path));
   if (!read.archive) throw new DiagnosticError(read.diagnostics);
-  const checked = await checkPackage(read.archive.files, options);
+  log?.info(
+    `read archive ${path}: ${read.archive.deploymentId}, ${read.archive.files.size} file(s)`,
+  );
+  for (const [name, bytes] of read.archive.files) {
+    log?.trace(`${path}!${name}: ${bytes.length} byte(s)`);
+  }
+  const archiveFiles = read.archive.files;
+  const checked = await timed(log, `checking ${path}`, () => checkPackage(archiveFiles, options));
   if (hasErrors(checked.diagnostics)) {
     throw new DiagnosticError(checked.diagnostics.filter((d) => d.severity === "ERROR"));
   }
   return { package: checked.package, deploymentId: read.archive.deploymentId };
+}
+
+function timed<T>(log: CliLog | undefined, what: string, work: () => Promise<T>): Promise<T> {
+  return log ? log.timed(what, work) : work();
 }

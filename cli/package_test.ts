@@ -3,6 +3,7 @@ import "../io/codecs/mod.ts";
 import "../io/secrets/mod.ts";
 import { readArchive, transportCatalog } from "../engine/package/mod.ts";
 import { captureIo } from "../tests/support/cli_io.ts";
+import { verboseIo } from "./command.ts";
 import { packageCommand } from "./package.ts";
 
 const FIXTURES = new URL("../tests/fixtures/package/", import.meta.url).pathname;
@@ -73,6 +74,38 @@ Deno.test("a package with errors is refused and nothing is written", async () =>
     const j = captureIo();
     assert.equal(await pkg.run([`${FIXTURES}multi_fault`, "-o", out, "--format", "json"], j.io), 1);
     assert.equal(JSON.parse(j.out()).errors, 9);
+  } finally {
+    await Deno.remove(out, { recursive: true });
+  }
+});
+
+Deno.test("package --quiet writes the archive and says nothing; -vvv traces each sealed file", async () => {
+  const out = await Deno.makeTempDir();
+  try {
+    const quiet = captureIo();
+    assert.equal(
+      await pkg.run([`${FIXTURES}base`, "-o", out], verboseIo(quiet.io, "quiet", false)),
+      0,
+    );
+    assert.equal(quiet.out(), "");
+    assert.equal(quiet.err(), "");
+    assert.ok((await Deno.stat(`${out}/acme--orders--1.0.0.sutra`)).isFile);
+
+    const trace = captureIo();
+    assert.equal(
+      await pkg.run([`${FIXTURES}base`, "-o", out], verboseIo(trace.io, "trace", false)),
+      0,
+    );
+    assert.match(
+      trace.err(),
+      /^DEBUG package: out .*; format text; transports http, local\npackage: reading /,
+    );
+    assert.match(trace.err(), /TRACE package: sealed package\.yaml sha256 [0-9a-f]{64}\n/);
+    assert.match(
+      trace.err(),
+      /INFO package: writing .*acme--orders--1\.0\.0\.sutra \(\d+ bytes\)\n/,
+    );
+    assert.match(trace.err(), /DEBUG package: checking and sealing took /);
   } finally {
     await Deno.remove(out, { recursive: true });
   }

@@ -30,7 +30,15 @@ import { ARCHIVE_EXTENSION, readPackageDir, sealPackage } from "../engine/packag
 import { type Database, openDatabase } from "../engine/persistence/mod.ts";
 import { DATASOURCE_SCHEMA, type RunningEngine, startEngine } from "../engine/runtime/mod.ts";
 import { earliestDue, fastForwardUntil, schedulesArmed } from "../engine/runtime/timers/mod.ts";
-import { type CliIo, type Command, DiagnosticError, EXIT_USAGE, UsageError } from "./command.ts";
+import {
+  type CliIo,
+  cliLog,
+  type Command,
+  DiagnosticError,
+  EXIT_USAGE,
+  UsageError,
+  type Verbosity,
+} from "./command.ts";
 import { parseCommandArgs, stringFlag } from "./describe.ts";
 
 const USAGE =
@@ -268,7 +276,14 @@ async function simulationConfig(o: SimulateOptions) {
 
 /** Runs one simulation; resolves to the summary. */
 export async function simulate(o: SimulateOptions, io: CliIo): Promise<SimulateSummary> {
-  const packages = await collectPackages(o.deployments);
+  const log = cliLog(io, "test simulate");
+  log.debug(
+    `deployments ${o.deployments}; ${
+      o.mode === "until-quiescent" ? "until quiescent" : `advance ${o.mode.advance} ms`
+    }; timeout ${o.timeoutMs} ms; allow existing data ${o.allowExistingData}`,
+  );
+  const packages = await log.timed("collecting packages", () => collectPackages(o.deployments));
+  for (const p of packages) log.info(`read ${p.name} (${p.bytes.length} bytes sealed)`);
   const { env, config } = await simulationConfig(o);
   const preExisting = await countInstances(o.datasource, config.get(DATASOURCE_SCHEMA));
   if (preExisting > 0 && !o.allowExistingData) {
@@ -277,11 +292,15 @@ export async function simulate(o: SimulateOptions, io: CliIo): Promise<SimulateS
   const clock = new ManualClock(Date.now());
   const virtualStart = clock.now();
   const wall = performance.now();
+  // The booted engine's own JSON logs follow the CLI's verbosity.
   const logger = createLogger("simulate", {
-    filter: "warn",
+    filter: ENGINE_LOG_FILTER[io.verbosity ?? "normal"],
     write: (line) => io.stderr(line + "\n"),
   });
-  const engine: RunningEngine = await startEngine({ config, logger, env, clock });
+  const engine: RunningEngine = await log.timed(
+    "starting the engine",
+    () => startEngine({ config, logger, env, clock }),
+  );
   try {
     const { rows } = await engine.database.query<{ instance_id: string }>(
       "select instance_id from instances",
@@ -290,7 +309,7 @@ export async function simulate(o: SimulateOptions, io: CliIo): Promise<SimulateS
     const firedBefore = await schedulesFired(engine.database);
     for (const p of packages) {
       const result = await engine.deployments.deploy(p.bytes);
-      io.stderr(`deployed ${p.name}: ${result.slot} ${result.deploymentId.slice(0, 12)}\n`);
+      log.progress(`deployed ${p.name}: ${result.slot} ${result.deploymentId.slice(0, 12)}`);
     }
     // Schedules are armed just after a deployment activates; wait for them.
     while (!(await schedulesArmed(engine.database, engine.deployments.registry))) {
@@ -303,7 +322,7 @@ export async function simulate(o: SimulateOptions, io: CliIo): Promise<SimulateS
       clock,
       timeoutMs: o.timeoutMs,
       until: target,
-      onJump: (at) => io.stderr(`virtual clock → ${new Date(at).toISOString()}\n`),
+      onJump: (at) => log.progress(`virtual clock → ${new Date(at).toISOString()}`),
     }, async () => {
       if (target === undefined) return await isQuiescent(engine.database, before);
       const due = await earliestDue(engine.database);
@@ -330,16 +349,25 @@ export async function simulate(o: SimulateOptions, io: CliIo): Promise<SimulateS
       timersFired: run.timersFired,
       schedulesFired: (await schedulesFired(engine.database)) - firedBefore,
     };
-    io.stderr(
+    log.progress(
       `${summary.timedOut ? "timed out" : "settled"} after ${
         formatDurationMillis(clock.now() - virtualStart)
-      } of virtual time\n`,
+      } of virtual time`,
     );
     return summary;
   } finally {
     await engine.stop();
   }
 }
+
+/** The engine log filter for each CLI verbosity. */
+const ENGINE_LOG_FILTER: Readonly<Record<Verbosity, string>> = {
+  quiet: "error",
+  normal: "warn",
+  info: "info",
+  debug: "debug",
+  trace: "trace",
+};
 
 /** The database already holds instances and the run was not told to accept that. */
 class ExistingDataError extends Error {
@@ -374,6 +402,7 @@ export const testCommand: Command = {
   name: "test",
   summary: "Fast-forward durable timers on a virtual clock (test simulate)",
   usage: USAGE,
+  documentOutput: true,
   async run(args: readonly string[], io: CliIo): Promise<number> {
     const [sub, ...rest] = args;
     if (sub !== "simulate") {
