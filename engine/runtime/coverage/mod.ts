@@ -19,3 +19,4 @@ export { reconcile, recordStepCoverage, type StepCoverage } from "./marks.ts";
 export { type CoverageReport, coverageReport, coverageReset } from "./report.ts";
 export { COVERAGE_STORE_MISSING, CoverageService, openCoverageFor } from "./service.ts";
 export { attachCoverage, coverageCommitted } from "./hook.ts";
+export { addCoverageRoutes, type CoverageRoutesOptions } from "./routes.ts";
