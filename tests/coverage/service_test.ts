@@ -16,7 +16,7 @@ import type { RunningEngine } from "../../engine/runtime/mod.ts";
 import { bootEngine, sealDir } from "../runtime/support.ts";
 import { eachCoverageTarget } from "./_support.ts";
 
-const GATE = "tests/fixtures/coverage/gate";
+const GATE = "tests/coverage/fixtures/gate";
 const logger = createLogger("coverage", { filter: "error", write: () => {} });
 
 async function withGate(
