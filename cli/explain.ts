@@ -19,7 +19,7 @@ import {
   typeOf,
 } from "../lang/feel/mod.ts";
 import { type Diagnostic, diagnostic, DiagnosticError } from "../engine/core/diagnostic.ts";
-import { type CliIo, type Command, UsageError } from "./command.ts";
+import { type CliIo, type CliLog, cliLog, type Command, UsageError } from "./command.ts";
 import { errorMessage } from "../engine/core/errors.ts";
 
 const USAGE = `Usage: sutra explain [EXPRESSION] [--context FILE] [--format text|json]
@@ -28,8 +28,10 @@ Evaluates a FEEL expression and prints its value in FEEL syntax, its type and
 the reason for every null. Without EXPRESSION, reads one expression per line
 from stdin (':quit' ends).
 
-The context file holds 'name: value' lines; a value is JSON or a FEEL
-expression, which may use the names defined above it. '#' starts a comment.`;
+The context file holds 'name: value' or 'name=value' lines. A value is JSON
+or a FEEL expression, which may use the names defined above it; after '='
+a value that is neither stays a string (after ':' it is an error). '#' starts
+a comment. -v logs how each context value was read.`;
 
 /** The `explain` command. */
 export const explainCommand: Command = {
@@ -45,7 +47,9 @@ export const explainCommand: Command = {
     if (positionals.length > 1) {
       throw new UsageError("give one expression (quote it), or none to read from stdin");
     }
-    const context = values.context ? await readContextFile(values.context) : new FeelContext();
+    const context = values.context
+      ? await readContextFile(values.context, cliLog(io, "explain"))
+      : new FeelContext();
     const now = () => Date.now();
 
     if (positionals.length === 1) {
@@ -101,8 +105,12 @@ function report(result: Explanation, format: string, io: CliIo): boolean {
   return true;
 }
 
-/** Reads a `name: value` context file; every bad line is reported at once. */
-export async function readContextFile(path: string): Promise<FeelContext> {
+/**
+ * Reads a context file of `name: value` / `name=value` lines (the first `:`
+ * or `=` separates); every bad line is reported at once. `log` says at info
+ * how each value was read.
+ */
+export async function readContextFile(path: string, log?: CliLog): Promise<FeelContext> {
   let text: string;
   try {
     text = await Deno.readTextFile(path);
@@ -115,43 +123,67 @@ export async function readContextFile(path: string): Promise<FeelContext> {
     );
   }
   const entries = new Map<string, FeelValue>();
+  const definedOn = new Map<string, number>();
   const problems: Diagnostic[] = [];
   text.split(/\r?\n/).forEach((raw, index) => {
+    const lineNumber = index + 1;
     const line = raw.trim();
     if (line === "" || line.startsWith("#")) return;
-    const colon = line.indexOf(":");
-    const name = colon < 0 ? "" : line.slice(0, colon).trim();
+    const at = line.search(/[:=]/);
+    const name = at < 0 ? "" : line.slice(0, at).trim();
     if (name === "") {
-      problems.push(contextProblem(path, index + 1, "expected 'name: value'"));
+      problems.push(contextProblem(path, lineNumber, "expected 'name: value' or 'name=value'"));
       return;
     }
-    const valueText = line.slice(colon + 1).trim();
-    const parsed = parseContextValue(valueText, new FeelContext(new Map(entries)));
+    const earlier = definedOn.get(name);
+    if (earlier !== undefined) {
+      problems.push(
+        contextProblem(path, lineNumber, `'${name}' is already set on line ${earlier}`),
+      );
+      return;
+    }
+    definedOn.set(name, lineNumber);
+    const valueText = line.slice(at + 1).trim();
+    const parsed = parseContextValue(valueText, new FeelContext(new Map(entries)), {
+      textFallback: line[at] === "=",
+    });
     if ("error" in parsed) {
-      problems.push(contextProblem(path, index + 1, `'${name}': ${parsed.error}`));
+      problems.push(contextProblem(path, lineNumber, `'${name}': ${parsed.error}`));
     } else {
       entries.set(name, parsed.value);
+      log?.info(
+        `context ${name} = ${formatFeel(parsed.value)} (${
+          typeName(typeOf(parsed.value))
+        }, line ${lineNumber}, read as ${parsed.readAs})`,
+      );
     }
   });
   if (problems.length > 0) throw new DiagnosticError(problems);
   return new FeelContext(entries);
 }
 
+/**
+ * A context value: JSON, else a FEEL expression over the entries defined so
+ * far. With `textFallback` (a `name=value` line, where unquoted words are the
+ * norm) anything else is the text itself as a string; otherwise an error.
+ */
 function parseContextValue(
   text: string,
   scope: FeelContext,
-): { value: FeelValue } | { error: string } {
+  options: { readonly textFallback: boolean },
+): { value: FeelValue; readAs: "JSON" | "FEEL" | "text" } | { error: string } {
   try {
-    return { value: fromJs(JSON.parse(text)) };
+    return { value: fromJs(JSON.parse(text)), readAs: "JSON" };
   } catch {
     // Not JSON: read it as a FEEL expression over the entries defined so far.
   }
   const r = evaluate(text, scope);
-  if (r.diagnostics !== undefined) return { error: r.diagnostics.map((d) => d.message).join("; ") };
-  if (r.value === null && r.warnings.length > 0) {
-    return { error: `is neither JSON nor a FEEL value (${r.warnings.join("; ")})` };
-  }
-  return { value: r.value };
+  let error: string | undefined;
+  if (r.diagnostics !== undefined) error = r.diagnostics.map((d) => d.message).join("; ");
+  else if (r.value === null && r.warnings.length > 0) {
+    error = `is neither JSON nor a FEEL value (${r.warnings.join("; ")})`;
+  } else return { value: r.value, readAs: "FEEL" };
+  return options.textFallback ? { value: fromJs(text), readAs: "text" } : { error };
 }
 
 function contextProblem(path: string, line: number, message: string): Diagnostic {

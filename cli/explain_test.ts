@@ -85,3 +85,56 @@ Deno.test("explain rejects bad flags and extra arguments with usage", async () =
     assert.match(c.err(), /Usage: sutra explain/);
   }
 });
+
+Deno.test("key=value lines: numbers and booleans coerce, FEEL works, other text stays a string", async () => {
+  await withContextFile(
+    [
+      "amount=150",
+      "frozen = false",
+      "owner=alice smith",
+      'quoted="42"',
+      'due=date("2026-03-01")',
+      "limit=amount * 2",
+      "empty=",
+      "url=http://x.test/a:b",
+    ].join("\n"),
+    async (path) => {
+      const c = capture();
+      const expression = "[limit - amount, frozen, owner, quoted, due, empty, url]";
+      assert.equal(await run([expression, "--context", path, "--format", "json"], c), 0, c.err());
+      assert.deepEqual(
+        JSON.parse(c.out()).feel,
+        '[150, false, "alice smith", "42", ' +
+          'date("2026-03-01"), "", "http://x.test/a:b"]',
+      );
+    },
+  );
+});
+
+Deno.test("-v says how each context value was read, on stderr", async () => {
+  await withContextFile('n=7\nname=bob\nwhen: date("2026-01-01")\n', async (path) => {
+    const c = capture();
+    assert.equal(await run(["n", "--context", path, "-v"], c), 0);
+    assert.equal(c.out(), "7\n  type: number\n");
+    assert.equal(
+      c.err(),
+      "INFO explain: context n = 7 (number, line 1, read as JSON)\n" +
+        'INFO explain: context name = "bob" (string, line 2, read as text)\n' +
+        'INFO explain: context when = date("2026-01-01") (date, line 3, read as FEEL)\n',
+    );
+  });
+});
+
+Deno.test("bad lines of both forms, and a name set twice, are all reported at once", async () => {
+  await withContextFile("a=1\n=2\nb: (1 +\njust words\na: 3\nc=4\n", async (path) => {
+    const c = capture();
+    assert.equal(await run(["c", "--context", path], c), 1);
+    assert.equal(c.out(), "");
+    const lines = c.err().trim().split("\n");
+    assert.equal(lines.length, 4);
+    assert.match(lines[0], /ctx\.txt:2: ERROR SUTRA\.CLI\.CONTEXT_INVALID: .*'name=value'/);
+    assert.match(lines[1], /ctx\.txt:3: ERROR SUTRA\.CLI\.CONTEXT_INVALID: .*'b'/);
+    assert.match(lines[2], /ctx\.txt:4: .*expected 'name: value' or 'name=value'/);
+    assert.match(lines[3], /ctx\.txt:5: .*'a' is already set on line 1/);
+  });
+});
