@@ -84,7 +84,7 @@ export function adminOpenApi(): Json {
       description:
         "The operator's surface of a Sutra engine. Every route is gated: no key configured answers 503, a missing or wrong key 401, a key without the route's role 403.",
     },
-    security: [{ apiKey: [] }],
+    security: [{ apiKey: [] }, { oidc: [] }],
     paths: {
       "/admin/deployments": {
         get: {
@@ -396,6 +396,13 @@ export function adminOpenApi(): Json {
           in: "header",
           name: "x-api-key",
           description: "The header is sutra.admin.auth.header (default x-api-key).",
+        },
+        oidc: {
+          type: "http",
+          scheme: "bearer",
+          bearerFormat: "JWT",
+          description: "An OIDC access token, when sutra.admin.oidc.* is configured; roles from " +
+            "sutra.admin.oidc.roles-claim mapped by sutra.admin.oidc.role-map.",
         },
       },
       schemas: {
