@@ -348,6 +348,8 @@ export const CODES = {
   "SUTRA.DEPLOY.ARCHIVE_TOO_LARGE": "The upload exceeds sutra.deployments.max-archive-bytes (413).",
   "SUTRA.DEPLOY.CALLBACK_INVALID":
     "A deploy's callback= is not an absolute http:// or https:// URL (400); nothing is stored.",
+  "SUTRA.DEPLOY.CHANNEL_COLLISION":
+    "Another slot's active deployment already binds the channel; nothing was activated (409).",
   "SUTRA.DEPLOY.CONFLICT": "Concurrent deploys kept changing the slot; retrying is safe (409).",
   "SUTRA.DEPLOY.LINT_FAILED":
     "The archive is intact but its package fails the deploy-time checks (422); all findings follow.",
@@ -357,6 +359,10 @@ export const CODES = {
     "A deploy's notify= is not a destination, or no linked transport delivers to its scheme (400).",
   "SUTRA.DEPLOY.PENDING_TAKEN_OVER":
     "An async deploy stayed pending past sutra.deployments.pending-takeover; this replica activates it again (log only).",
+  "SUTRA.DEPLOY.SECRET_UNRESOLVED":
+    "A channel's or store's secret reference cannot be resolved at activation; nothing was activated (422).",
+  "SUTRA.DEPLOY.STORE_FAILED":
+    "A data store cannot be opened or migrated at activation; nothing was activated (422).",
   "SUTRA.DEPLOY.TENANT_MISMATCH":
     "The archive is labelled for a tenant this engine does not serve (422).",
   "SUTRA.DEPLOY.UNKNOWN": "No deployment (or none active or draining) has that id or slot (404).",

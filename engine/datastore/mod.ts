@@ -7,6 +7,7 @@
  * @module
  */
 export { DataStoreSet, declarationOf, openDataStores } from "./stores.ts";
+export { businessStores, openPackageStores } from "./package_stores.ts";
 export { StepStores, type StepStoresOptions, type StoreIo } from "./step_stores.ts";
 export {
   projectionRefusals,

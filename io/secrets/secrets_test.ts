@@ -18,8 +18,8 @@ async function failure(promise: Promise<unknown>): Promise<DiagnosticError> {
   return error;
 }
 
-Deno.test("importing the module registers env, secret and ${} resolvers", () => {
-  assert.deepEqual(secretResolvers.names(), ["${}", "env", "secret"]);
+Deno.test("importing the module registers the built-in and vendor resolvers", () => {
+  assert.deepEqual(secretResolvers.names(), ["${}", "aws-secrets", "env", "secret", "vault"]);
 });
 
 Deno.test("env: reads a variable and refuses an unset one", async () => {
@@ -72,7 +72,8 @@ Deno.test("literals pass through; only registered schemes count as references", 
   assert.ok(isSecretReference("secret:x"));
   assert.ok(isSecretReference("pre-${X}"));
   assert.ok(!isSecretReference("hunter2"));
-  assert.ok(!isSecretReference("vault:kv/db"));
+  assert.ok(isSecretReference("vault:kv/db#password"));
+  assert.ok(!isSecretReference("azure-kv:db"));
   const e = await failure(resolveReference("env:", context({})));
   assert.equal(e.diagnostics[0].code, "SUTRA.SECRET.REFERENCE_INVALID");
 });

@@ -5,6 +5,11 @@
  * dispatch side serves from in step with the database — at boot, after every
  * local change, on a NOTIFY from another replica, and on every sweep.
  *
+ * Before the flip, a deployment must not collide with another slot's
+ * channels, every secret reference of its channels and stores must resolve,
+ * and its stores must open and migrate (see activation.ts); a refusal is
+ * recorded as a failed deploy and changes nothing that serves.
+ *
  * An asynchronous deploy is recorded as pending in the database before it is
  * answered, so every replica reports it `Pending`; an activation still
  * pending after `sutra.deployments.pending-takeover` (its replica died) is
@@ -30,6 +35,8 @@ import {
   transportCatalog,
 } from "../../package/mod.ts";
 import { type Database, SqlError } from "../../persistence/mod.ts";
+import { defaultResolveContext, type ResolveContext } from "../../core/secrets.ts";
+import { channelCollisions, storeFailures, unresolvedSecrets } from "./activation.ts";
 import type { AdminGate } from "../admin_auth.ts";
 import { type Router, withheld } from "../http_router.ts";
 import { compileArchive, type CompiledArchive, type CompileResult } from "./compile.ts";
@@ -130,6 +137,11 @@ export interface DeploymentServiceOptions {
   readonly sweepIntervalMs?: number;
   /** Names this replica on the activations it runs (default `engine`). */
   readonly replicaId?: string;
+  /**
+   * How channel and store secret references resolve when a deployment
+   * activates (default: the process environment and `SUTRA_SECRETS_DIR`).
+   */
+  readonly resolve?: ResolveContext;
 }
 
 /** The deployment service. */
@@ -167,6 +179,7 @@ export function createDeploymentService(options: DeploymentServiceOptions): Depl
   const sweepMs = options.sweepIntervalMs ?? config.require(SWEEP_INTERVAL);
   const takeoverMs = config.require(PENDING_TAKEOVER);
   const replicaId = options.replicaId ?? "engine";
+  const resolve = options.resolve ?? defaultResolveContext();
   const registry = new MutableDeploymentRegistry((error) =>
     logger.error("a deployment registry listener failed", { error: String(error) })
   );
@@ -286,6 +299,7 @@ export function createDeploymentService(options: DeploymentServiceOptions): Depl
     }
     const c = result.compiled;
     checkTenant(c.archive);
+    await refusals(c, notify);
     const flip = await flipWithRetry(c.archive, notify);
     compiled.set(c.archive.deploymentId, c);
     unloadable.delete(c.archive.deploymentId);
@@ -305,6 +319,34 @@ export function createDeploymentService(options: DeploymentServiceOptions): Depl
       drained: flip.drained,
       diagnostics: c.diagnostics,
     };
+  }
+
+  /**
+   * Refuses (recording a failed deploy) an archive that collides with
+   * another slot's channels, holds a secret reference that cannot be
+   * resolved, or declares a store that cannot open and migrate. Stores are
+   * only tried once the references resolve: they would fail on the same ones.
+   */
+  async function refusals(c: CompiledArchive, notify: readonly string[]): Promise<void> {
+    await refreshing;
+    const collisions = channelCollisions({
+      deploymentId: c.archive.deploymentId,
+      slot: c.archive.slot,
+      plans: c.plans,
+      package: c.package,
+    }, registry.list());
+    const secrets = await unresolvedSecrets(c.package, resolve);
+    const found = [
+      ...collisions,
+      ...secrets,
+      ...(secrets.length === 0 ? await storeFailures(c.package, resolve) : []),
+    ];
+    if (found.length === 0) return;
+    await recordFailed(store.newDeployment(c.archive), {
+      code: found[0].code,
+      detail: found.map(formatDiagnostic).join("\n"),
+    }, notify);
+    throw new DeploymentError(collisions.length > 0 ? 409 : 422, found);
   }
 
   /** Two concurrent first deploys of a slot race on the one-active index; the loser retries. */
