@@ -7,10 +7,12 @@
  * author types: a registered task, a channel call, a template rendering, a
  * decision (DMN or `.srl`), and a FEEL script with its result variable.
  *
- * The templates use Camunda 7's template schema, whose bindings can set an
- * element's attributes but not create extension elements: `q:source`,
- * `q:alias`, `q:retry`, `q:timeout` and `q:store` are edited through the
- * moddle descriptor (`xsd/q.json`, docs/authoring.md).
+ * No template binding can create a `q:` extension element (both template
+ * schemas close the list of binding types, and the open `property` binding
+ * only writes an attribute of the element): `q:source`, `q:alias`,
+ * `q:retry`, `q:timeout` and `q:store` are edited through the moddle
+ * descriptor (`xsd/q.json`). docs/authoring.md has the details; the test
+ * pins them.
  *
  * @module
  */

@@ -1,8 +1,15 @@
 import assert from "node:assert/strict";
-import { validate, validateAll } from "@bpmn-io/element-templates-validator";
+import { validate, validateAll, validateZeebe } from "@bpmn-io/element-templates-validator";
+import { BpmnModdle } from "bpmn-moddle";
 import "../../io/codecs/mod.ts";
 import { implementationOf, loadBpmn } from "../../engine/bpmn/mod.ts";
-import { elementTemplates } from "./element_templates.ts";
+import { elementTemplates, TEMPLATE_SCHEMA } from "./element_templates.ts";
+
+const ZEEBE_SCHEMA =
+  "https://unpkg.com/@camunda/zeebe-element-templates-json-schema/resources/schema.json";
+const descriptor = JSON.parse(
+  await Deno.readTextFile(new URL("../../xsd/q.json", import.meta.url)),
+);
 
 interface Property {
   type: string;
@@ -102,4 +109,59 @@ Deno.test("the FEEL script template writes a FEEL script task with its q:resultV
   assert.equal(loaded.ok, true, JSON.stringify(loaded.diagnostics));
   assert.ok(loaded.plan);
   assert.match(JSON.stringify(loaded.plan), /"total"/);
+});
+
+// Why q:source, q:alias, q:retry, q:timeout and q:store have no template (docs/authoring.md).
+Deno.test("no template binding can write a q: extension element", async () => {
+  // Binding types are a closed list in both template schemas: none names a custom element.
+  const binding = { type: "q:retry", name: "maxAttempts" };
+  const property = { type: "String", value: "3", binding };
+  const base = { id: "x", name: "x", appliesTo: ["bpmn:Task"], properties: [property] };
+  for (const [check, $schema] of [[validate, TEMPLATE_SCHEMA], [validateZeebe, ZEEBE_SCHEMA]]) {
+    const refused = (check as typeof validate)({ ...base, $schema });
+    assert.equal(refused.valid, false);
+    assert.match(JSON.stringify(refused.errors), /invalid property\.binding type \\"q:retry\\"/);
+    // The same template with the `property` binding passes: the binding type is what is refused.
+    const open = {
+      ...base,
+      $schema,
+      properties: [{ ...property, binding: { type: "property", name: "q:retry" } }],
+    };
+    assert.equal((check as typeof validate)(open).valid, true, JSON.stringify(open));
+  }
+
+  // The one open binding, `property`, sets a value on the element itself, as the modeler does
+  // with businessObject.set(name, value): with the descriptor loaded it becomes an attribute.
+  const moddle = new BpmnModdle({ q: descriptor });
+  const applyProperty = async (name: string) => {
+    const { rootElement } = await moddle.fromXML(applied(templates[0], {
+      implementation: "registered:score",
+    }));
+    const task = rootElement.rootElements[0].flowElements.find((e: { id: string }) =>
+      e.id === "Task"
+    );
+    task.set(name, "3");
+    return (await moddle.toXML(rootElement)).xml;
+  };
+  const xml = await applyProperty("q:retry");
+  assert.match(xml, /<bpmn:serviceTask [^>]*q:retry="3"/);
+  assert.doesNotMatch(xml, /<q:retry/);
+  assert.deepEqual(
+    (await moddle.fromXML(xml)).warnings.map((w: { message: string }) => w.message),
+    ["unknown attribute <q:retry>"],
+  );
+  // The engine reads q:retry as an element only: the attribute compiles to no retry policy,
+  // where the element it stands for does.
+  const { loaded } = await taskOf(xml);
+  assert.doesNotMatch(JSON.stringify(loaded.plan), /"retry"/);
+  const element = xml.replace(
+    / q:retry="3"([^>]*)\/>/,
+    '$1><bpmn:extensionElements><q:retry maxAttempts="3"/></bpmn:extensionElements></bpmn:serviceTask>',
+  );
+  assert.match(
+    JSON.stringify((await taskOf(element)).loaded.plan),
+    /"retry":\{[^}]*"maxAttempts":3/,
+  );
+  // Nor can a `property` binding fill extensionElements: a string is not an element.
+  await assert.rejects(() => applyProperty("extensionElements"));
 });
