@@ -143,15 +143,19 @@ export function verboseIo(io: CliIo, verbosity: Verbosity, keepStdout: boolean):
 }
 
 /**
- * Writes the findings of a text report (each line under `label`): on stdout
- * normally; under `--quiet` only the ERRORs, on stderr, since stdout is
- * silent then.
+ * Writes the findings of a text report, one line each, on `to` (stdout
+ * unless told); under `--quiet` only the ERRORs, and on stderr, since stdout
+ * is silent then.
  */
-export function writeFindings(io: CliIo, findings: readonly Diagnostic[]): void {
-  if (io.verbosity === "quiet") {
-    for (const d of findings) if (d.severity === "ERROR") io.stderr(formatDiagnostic(d) + "\n");
-  } else {
-    for (const d of findings) io.stdout(formatDiagnostic(d) + "\n");
+export function writeFindings(
+  io: CliIo,
+  findings: readonly Diagnostic[],
+  to: "stdout" | "stderr" = "stdout",
+): void {
+  const quiet = io.verbosity === "quiet";
+  const write = quiet ? io.stderr : io[to];
+  for (const d of findings) {
+    if (!quiet || d.severity === "ERROR") write(formatDiagnostic(d) + "\n");
   }
 }
 

@@ -90,4 +90,12 @@ Deno.test("findings go to stdout, or only the errors to stderr under --quiet", (
   writeFindings(verboseIo(quiet.io, "quiet", false), findings);
   assert.equal(quiet.out(), "");
   assert.equal(quiet.err(), "ERROR SUTRA.CLI.USAGE: an error\n");
+
+  const onStderr = captureIo();
+  writeFindings(verboseIo(onStderr.io, "normal", false), findings, "stderr");
+  assert.equal(onStderr.out(), "");
+  assert.match(onStderr.err(), /an error\n.*a warning\n$/);
+  const quietStderr = captureIo();
+  writeFindings(verboseIo(quietStderr.io, "quiet", false), findings, "stderr");
+  assert.equal(quietStderr.err(), "ERROR SUTRA.CLI.USAGE: an error\n");
 });

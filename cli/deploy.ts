@@ -24,6 +24,7 @@ import {
   type Command,
   DiagnosticError,
   UsageError,
+  writeFindings,
 } from "./command.ts";
 import { type CommandArgs, parseCommandArgs, stringFlag } from "./describe.ts";
 import { formatFlag, reported, underDir } from "./lint.ts";
@@ -411,9 +412,7 @@ async function deployOnce(
     "checking and sealing",
     () => sealPackage(files, { transports: options.transports }),
   );
-  for (const d of reported(sealed.diagnostics)) {
-    io.stderr(formatDiagnostic(underDir(d, dir)) + "\n");
-  }
+  writeFindings(io, reported(sealed.diagnostics).map((d) => underDir(d, dir)), "stderr");
   if (!sealed.archive) {
     io.stderr("deploy: not deployed (fix the findings above)\n");
     return;

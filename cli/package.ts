@@ -8,9 +8,9 @@
  * @module
  */
 import { dirname } from "node:path";
-import { type Diagnostic, diagnostic, formatDiagnostic } from "../engine/core/diagnostic.ts";
+import { type Diagnostic, diagnostic } from "../engine/core/diagnostic.ts";
 import { ARCHIVE_EXTENSION, readArchiveFile, sealPackage } from "../engine/package/mod.ts";
-import { type CliIo, cliLog, type Command, DiagnosticError } from "./command.ts";
+import { type CliIo, cliLog, type Command, DiagnosticError, writeFindings } from "./command.ts";
 import { parseCommandArgs, stringFlag } from "./describe.ts";
 import {
   formatFlag,
@@ -85,7 +85,7 @@ export function packageCommand(options: PackageCommandOptions): Command {
               "\n",
           );
         } else {
-          for (const d of shown) io.stderr(formatDiagnostic(d) + "\n");
+          writeFindings(io, shown, "stderr");
           const { errors, warnings } = summarize(shown);
           io.stderr(
             `package: refused, ${errors} error(s), ${warnings} warning(s); nothing written\n`,
@@ -93,7 +93,7 @@ export function packageCommand(options: PackageCommandOptions): Command {
         }
         return 1;
       }
-      if (format === "text") { for (const d of shown) io.stderr(formatDiagnostic(d) + "\n"); }
+      if (format === "text") writeFindings(io, shown, "stderr");
 
       const target = out.endsWith(ARCHIVE_EXTENSION)
         ? out
