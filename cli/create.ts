@@ -16,7 +16,7 @@ import {
   PACKAGE_YAML,
   type PackageFiles,
 } from "../engine/package/mod.ts";
-import { type CliIo, type Command, DiagnosticError, UsageError } from "./command.ts";
+import { type CliIo, cliLog, type Command, DiagnosticError, UsageError } from "./command.ts";
 import { type CommandArgs, parseCommandArgs, stringFlag } from "./describe.ts";
 import { formatFlag, type PackageCommandOptions, readPackageArgument, underDir } from "./lint.ts";
 import { checkScaffoldName, envCase, pascalCase } from "./scaffold/names.ts";
@@ -146,7 +146,7 @@ async function createApp(
   const root = `${stringFlag(args, "dir") ?? "."}/${app}`;
   const scaffold = { module: app, validation: validationFlag(args) };
   const pkg = packageFiles(scaffold);
-  io.stderr(`create: checking the ${app} package\n`);
+  cliLog(io, "create").progress(`checking the ${app} package`);
   await verifyPackage(pkg, options);
   const files = [
     ...pkg.map((f) => ({ ...f, path: `${appPackageDir(app)}/${f.path}` })),
@@ -165,21 +165,23 @@ async function createDeployment(
   const from = stringFlag(args, "from")?.replace(/\/+$/, "");
   if (from === undefined) {
     const files = packageFiles({ module: name, validation: validationFlag(args) });
-    io.stderr(`create: checking the ${name} package\n`);
+    cliLog(io, "create").progress(`checking the ${name} package`);
     await verifyPackage(files, options);
     return await writeNew(`${stringFlag(args, "dir") ?? "."}/${name}`, files, io);
   }
   if (args.flags.validation !== undefined) {
     throw new UsageError("--validation applies to a fresh package, not a copy (--from)");
   }
-  io.stderr(`create: copying ${from}\n`);
+  cliLog(io, "create").progress(`copying ${from}`);
   const source = await readPackageArgument(from);
   const files: OutFile[] = [...source].map(([path, bytes]) => ({
     path,
     bytes: path === PACKAGE_YAML ? ENCODER.encode(relabel(bytes, name, from)) : bytes,
   }));
   const report = await writeNew(`${stringFlag(args, "dir") ?? dirname(from)}/${name}`, files, io);
-  io.stderr(`create: the copy's module label is '${name}'; run 'sutra lint' on it after editing\n`);
+  cliLog(io, "create").progress(
+    `the copy's module label is '${name}'; run 'sutra lint' on it after editing`,
+  );
   return report;
 }
 
@@ -241,7 +243,7 @@ async function createBpmn(
 
   // Check the package as it will be: every finding in a file this command
   // writes refuses the command before anything is written.
-  io.stderr(`create: checking ${dir} with ${files[0].path}\n`);
+  cliLog(io, "create").progress(`checking ${dir} with ${files[0].path}`);
   const next = new Map(existing);
   for (const f of files) next.set(f.path, ENCODER.encode(f.text));
   if (channels !== undefined) next.set(CHANNELS_YAML, ENCODER.encode(channels.yaml));
@@ -316,6 +318,7 @@ type OutFile =
 /** Writes every file that does not exist yet under `root`, never replacing one. */
 async function writeNew(root: string, files: readonly OutFile[], io: CliIo): Promise<CreateReport> {
   const report: CreateReport = { created: [], kept: [], updated: [] };
+  const log = cliLog(io, "create");
   for (const f of files) {
     const path = `${root}/${f.path}`;
     const bytes = f.bytes ?? ENCODER.encode(f.text);
@@ -324,9 +327,11 @@ async function writeNew(root: string, files: readonly OutFile[], io: CliIo): Pro
       await Deno.writeFile(path, bytes, { createNew: true, mode: f.mode ?? 0o644 });
       if (f.mode !== undefined) await Deno.chmod(path, f.mode);
       report.created.push(path);
+      log.info(`wrote ${path}`);
     } catch (error) {
       if (error instanceof Deno.errors.AlreadyExists) {
         report.kept.push(path);
+        log.info(`kept ${path}: it exists`);
         continue;
       }
       throw new DiagnosticError(diagnostic(
@@ -336,6 +341,6 @@ async function writeNew(root: string, files: readonly OutFile[], io: CliIo): Pro
       ));
     }
   }
-  io.stderr(`create: ${report.created.length} file(s) written, ${report.kept.length} kept\n`);
+  log.progress(`${report.created.length} file(s) written, ${report.kept.length} kept`);
   return report;
 }

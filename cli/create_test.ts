@@ -3,7 +3,7 @@ import "../io/codecs/mod.ts";
 import "../io/secrets/mod.ts";
 import { checkPackage, readPackageDir, transportCatalog } from "../engine/package/mod.ts";
 import { captureIo } from "../tests/support/cli_io.ts";
-import { UsageError } from "./command.ts";
+import { UsageError, verboseIo } from "./command.ts";
 import { createCommand } from "./create.ts";
 import { elementTemplates } from "./scaffold/element_templates.ts";
 
@@ -185,6 +185,36 @@ Deno.test("create bpmn refuses an existing process and bad arguments", async () 
       () => create.run(["app", "x", "--from", dir], captureIo().io),
       /takes no --from/,
     );
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("create -v names each file written or kept; --quiet says nothing and still writes", async () => {
+  const root = await Deno.makeTempDir();
+  try {
+    const quiet = captureIo();
+    assert.equal(
+      await create.run(
+        ["deployment", "ledger", "--dir", root],
+        verboseIo(quiet.io, "quiet", false),
+      ),
+      0,
+    );
+    assert.equal(quiet.out() + quiet.err(), "");
+    assert.ok((await Deno.stat(`${root}/ledger/package.yaml`)).isFile);
+
+    const loud = captureIo();
+    assert.equal(
+      await create.run(["deployment", "ledger", "--dir", root], verboseIo(loud.io, "info", false)),
+      0,
+    );
+    assert.match(loud.err(), /^create: checking the ledger package\n/);
+    assert.match(
+      loud.err(),
+      new RegExp(`INFO create: kept ${root}/ledger/package\\.yaml: it exists\n`),
+    );
+    assert.match(loud.err(), /create: 0 file\(s\) written, \d+ kept\n$/);
   } finally {
     await Deno.remove(root, { recursive: true });
   }
