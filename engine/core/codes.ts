@@ -361,6 +361,8 @@ export const CODES = {
     "An async deploy stayed pending past sutra.deployments.pending-takeover; this replica activates it again (log only).",
   "SUTRA.DEPLOY.SECRET_UNRESOLVED":
     "A channel's or store's secret reference cannot be resolved at activation; nothing was activated (422).",
+  "SUTRA.DEPLOY.SOURCE_AMBIGUOUS":
+    "Several archives in the dir source's directory hold one slot; none of them is deployed (log only).",
   "SUTRA.DEPLOY.STORE_FAILED":
     "A data store cannot be opened or migrated at activation; nothing was activated (422).",
   "SUTRA.DEPLOY.TENANT_MISMATCH":

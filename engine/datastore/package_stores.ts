@@ -18,12 +18,15 @@ export function businessStores(pkg: LoadedPackage): DataStoreDecl[] {
   return (pkg.stores.entries ?? []).filter((s) => s.name !== COVERAGE_STORE);
 }
 
-/** Opens (and migrates) the package's business stores; rejects with a DiagnosticError. */
+/**
+ * Opens (and migrates) the package's business stores, or those of them
+ * `declared` lists; rejects with a DiagnosticError.
+ */
 export function openPackageStores(
   pkg: LoadedPackage,
   resolve: ResolveContext,
+  declared: readonly DataStoreDecl[] = businessStores(pkg),
 ): Promise<DataStoreSet> {
-  const declared = businessStores(pkg);
   const resolved = declared.map((s) => resolveProjection(s, pkg));
   const problems = resolved.flatMap((r) => r.diagnostics);
   if (problems.length > 0) return Promise.reject(new DiagnosticError(problems));

@@ -195,6 +195,17 @@ Deno.test("a store that cannot migrate refuses the deploy; a good one is migrate
         await seal({ revision: "Two", stores: STORES("create table greeting (id int);") }),
       );
       assert.equal(ok.phase, "Active");
+      // The serving revision may hold its embedded store open (one opener at a time):
+      // the next revision of the slot is not refused for it.
+      const held = await openDatabase(`file://${dir}`);
+      try {
+        const three = await service.deploy(
+          await seal({ revision: "Three", stores: STORES("create table greeting (id int);") }),
+        );
+        assert.deepEqual(three.drained, [ok.deploymentId]);
+      } finally {
+        await held.close();
+      }
     });
     // The migration ran at activation, before any instance took a step.
     const db = await openDatabase(`file://${dir}`);

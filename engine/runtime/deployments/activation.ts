@@ -128,14 +128,31 @@ function whyUnresolved(error: unknown): string {
  * Opens the package's business stores (running their migrations) and
  * closes them again; resolves to `SUTRA.DEPLOY.STORE_FAILED` per failure.
  * The dispatch side opens its own connections on the deployment's first step.
+ *
+ * An embedded store (`pglite:<dir>`) admits one opener at a time: when a
+ * serving deployment declares the same `url-ref` (an earlier revision of
+ * the slot, usually), that deployment may hold it open, so it is not
+ * opened here; the new revision migrates it on its first step, as before.
  */
 export async function storeFailures(
   pkg: LoadedPackage,
   resolve: ResolveContext,
+  serving: readonly ActiveDeployment[] = [],
 ): Promise<Diagnostic[]> {
-  if (businessStores(pkg).length === 0) return [];
+  const held = new Set(
+    serving.flatMap((d) => businessStores(d.package).map((s) => s.sql.urlRef)),
+  );
+  const declared = [];
+  for (const s of businessStores(pkg)) {
+    const ref = s.sql.urlRef;
+    if (ref !== undefined && held.has(ref) && isEmbeddedDir(await resolveReference(ref, resolve))) {
+      continue;
+    }
+    declared.push(s);
+  }
+  if (declared.length === 0) return [];
   try {
-    const set = await openPackageStores(pkg, resolve);
+    const set = await openPackageStores(pkg, resolve, declared);
     await set.close();
     return [];
   } catch (error) {
@@ -153,6 +170,10 @@ export async function storeFailures(
       );
     });
   }
+}
+
+function isEmbeddedDir(url: string): boolean {
+  return url.startsWith("pglite:") && !url.startsWith("pglite:memory");
 }
 
 /** The channels a package's processes subscribe to, with their subscriptions. */

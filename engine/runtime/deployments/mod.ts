@@ -23,4 +23,16 @@ export type {
   DeployResult,
   UndeployResult,
 } from "./service.ts";
-export { MAX_ARCHIVE_BYTES, SWEEP_INTERVAL } from "./settings.ts";
+export {
+  MAX_ARCHIVE_BYTES,
+  SOURCE,
+  SOURCE_DIR,
+  SOURCE_POLL_INTERVAL,
+  SWEEP_INTERVAL,
+} from "./settings.ts";
+export {
+  type ConvergeReport,
+  type DirSource,
+  startConfiguredSource,
+  startDirSource,
+} from "./dir_source.ts";

@@ -329,6 +329,9 @@ export function createDeploymentService(options: DeploymentServiceOptions): Depl
    */
   async function refusals(c: CompiledArchive, notify: readonly string[]): Promise<void> {
     await refreshing;
+    // Bytes already active change nothing: there is nothing to refuse.
+    const existing = await store.findById(db, scope, c.archive.deploymentId);
+    if (existing?.status === "active") return;
     const collisions = channelCollisions({
       deploymentId: c.archive.deploymentId,
       slot: c.archive.slot,
@@ -339,7 +342,7 @@ export function createDeploymentService(options: DeploymentServiceOptions): Depl
     const found = [
       ...collisions,
       ...secrets,
-      ...(secrets.length === 0 ? await storeFailures(c.package, resolve) : []),
+      ...(secrets.length === 0 ? await storeFailures(c.package, resolve, registry.list()) : []),
     ];
     if (found.length === 0) return;
     await recordFailed(store.newDeployment(c.archive), {

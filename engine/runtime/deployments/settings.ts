@@ -33,3 +33,30 @@ export const PENDING_TAKEOVER = defineKey({
   description:
     "How long an asynchronous deploy may stay Pending before another replica (or the restarted one) runs its activation again from the stored archive.",
 });
+
+/** Where the engine takes its deployments from. */
+export const SOURCE = defineKey({
+  key: "sutra.deployments.source",
+  type: "enum",
+  values: ["api", "dir"],
+  default: "api",
+  description:
+    "Where deployments come from: api (POST /admin/deployments) or dir (the engine converges to the .sutra archives in sutra.deployments.dir).",
+});
+
+/** The directory the `dir` source converges to. */
+export const SOURCE_DIR = defineKey({
+  key: "sutra.deployments.dir",
+  type: "string",
+  description:
+    "Directory of .sutra archives the dir source converges to (a mounted ConfigMap, say); required with sutra.deployments.source=dir.",
+});
+
+/** How often the `dir` source looks at its directory. */
+export const SOURCE_POLL_INTERVAL = defineKey({
+  key: "sutra.deployments.dir-poll-interval",
+  type: "duration",
+  default: 5_000,
+  min: 100,
+  description: "How often the dir source reads its directory and converges to it.",
+});
