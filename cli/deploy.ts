@@ -5,7 +5,11 @@
  * `GET /sutra/deployments/{id}` until the deployment settles). `deploy
  * --watch DIR` re-checks, re-seals and re-deploys the package directory on
  * every change until interrupted; a package with a finding is reported and
- * not deployed. `undeploy SLOT_OR_ID` drains a deployment.
+ * not deployed. `deploy ARCHIVE --dir DIR` is the path onto an engine
+ * running the `dir` deployment source: the archive is placed in DIR (in
+ * place of any archive of the same slot), and `--wait` then polls
+ * `GET /sutra/deployments/{id}` until the engine reports it Active or
+ * Failed. `undeploy SLOT_OR_ID` drains a deployment.
  *
  * @module
  */
@@ -41,6 +45,7 @@ export const DEFAULT_ENGINE_URL = "http://127.0.0.1:8080";
 
 const DEPLOY_USAGE =
   `Usage: sutra deploy ARCHIVE [--engine-url URL] [--api] [--async] [--callback URL] [options]
+       sutra deploy ARCHIVE --dir DIR [--wait [--wait-timeout SECONDS]] [--engine-url URL]
        sutra deploy --watch DIR [--engine-url URL] [options]
 
 Uploads a sealed .sutra archive to a running engine (POST /admin/deployments).
@@ -53,6 +58,12 @@ With --watch, DIR is a package directory: it is checked and sealed (the
 same checks 'sutra package' runs) and deployed now and again after every
 change, until Ctrl-C. A change with a finding is reported and not deployed.
 
+With --dir, the archive is not uploaded: it is placed in DIR, the directory
+an engine running sutra.deployments.source=dir converges to, replacing any
+archive of the same slot there. With --wait the command then polls
+GET /sutra/deployments/{id} on the engine until the deployment is Active
+(exit 0) or Failed (its diagnostics, exit 1).
+
 Options:
   --engine-url URL      base URL of the engine (default: \$${ENGINE_URL_ENV}, else
                         ${DEFAULT_ENGINE_URL})
@@ -63,6 +74,10 @@ Options:
                         the deployment settles
   --callback URL        have the engine POST a CloudEvent to URL (http or
                         https) once the deployment settles (Active or Failed)
+  --dir DIR             place the archive in the dir source's directory DIR
+  --wait                with --dir, wait until the engine reports the
+                        deployment Active or Failed
+  --wait-timeout SECS   give up waiting after SECS seconds (default 300)
   --api-key-env NAME    environment variable holding the admin API key
                         (default ${DEFAULT_API_KEY_ENV})
   --api-key-header H    header carrying the key (default x-api-key)
@@ -133,6 +148,9 @@ export function deployCommand(options: DeployCommandOptions): Command {
         async: { type: "boolean" },
         callback: { type: "string" },
         watch: { type: "string" },
+        dir: { type: "string" },
+        wait: { type: "boolean" },
+        "wait-timeout": { type: "string" },
       });
       const callback = stringFlag(parsed, "callback");
       const format = formatFlag(stringFlag(parsed, "format"));
@@ -150,6 +168,13 @@ export function deployCommand(options: DeployCommandOptions): Command {
         );
       }
       const path = parsed.positionals[0];
+      const dir = stringFlag(parsed, "dir");
+      if (dir !== undefined) {
+        return await placeInDir(path, dir, parsed, connection, io, format, options);
+      }
+      if (parsed.flags.wait === true || stringFlag(parsed, "wait-timeout") !== undefined) {
+        throw new UsageError("--wait goes with --dir; the API path already waits for Active");
+      }
       const bytes = await readBytes(path);
       connection.log.info(`read ${path} (${bytes.length} bytes)`);
       const asyncMode = parsed.flags.async === true;
@@ -171,6 +196,89 @@ export function deployCommand(options: DeployCommandOptions): Command {
       );
     },
   };
+}
+
+/**
+ * `deploy ARCHIVE --dir DIR [--wait]`: the archive (verified first) goes
+ * into DIR as `<slot>.sutra`, written beside and renamed into place so the
+ * engine never reads half a file; other archives of the slot there are
+ * removed, or the engine would find the slot ambiguous.
+ */
+async function placeInDir(
+  path: string,
+  dir: string,
+  parsed: CommandArgs,
+  connection: Connection,
+  io: CliIo,
+  format: "text" | "json",
+  options: DeployCommandOptions,
+): Promise<number> {
+  const timeoutText = stringFlag(parsed, "wait-timeout") ?? "300";
+  const timeoutSeconds = Number(timeoutText);
+  if (!/^[0-9]+$/.test(timeoutText) || timeoutSeconds < 1) {
+    throw new UsageError(`--wait-timeout must be a whole number of seconds, not '${timeoutText}'`);
+  }
+  const read = await readArchiveFile(path);
+  if (!read.archive) throw new DiagnosticError(read.diagnostics);
+  const { deploymentId, slot } = read.archive;
+  const target = `${dir.replace(/\/+$/, "")}/${slot}${ARCHIVE_EXTENSION}`;
+  try {
+    for await (const entry of Deno.readDir(dir)) {
+      const other = `${dir.replace(/\/+$/, "")}/${entry.name}`;
+      if (!entry.name.endsWith(ARCHIVE_EXTENSION) || other === target) continue;
+      const held = await readArchiveFile(other);
+      if (held.archive?.slot === slot) await Deno.remove(other);
+    }
+    const partial = `${dir.replace(/\/+$/, "")}/.${slot}${ARCHIVE_EXTENSION}.partial`;
+    await Deno.writeFile(partial, read.archive.bytes);
+    await Deno.rename(partial, target);
+  } catch (error) {
+    throw new DiagnosticError(diagnostic(
+      "SUTRA.CLI.FILE_UNWRITABLE",
+      `cannot place ${path} in ${dir}: ${errorMessage(error)}`,
+      { source: { uri: dir } },
+    ));
+  }
+  connection.log.info(`placed ${slot} as ${deploymentId} in ${target}`);
+  if (parsed.flags.wait !== true) {
+    const body = { deploymentId, slot, phase: "Placed", path: target };
+    if (format === "json") io.stdout(JSON.stringify(body, null, 2) + "\n");
+    else io.stdout(`placed ${slot} as ${deploymentId} in ${target}\n`);
+    return 0;
+  }
+  connection.log.progress(`${deploymentId} placed; waiting for the engine to activate it`);
+  const answer = await pollUntilActive(connection, deploymentId, options, timeoutSeconds * 1000);
+  return report(answer, format, io, (b) => `deployed ${slot} as ${b.deploymentId}: ${b.phase}`);
+}
+
+/**
+ * Polls the deployment's status until it is Active or Failed; unknown (404)
+ * or Pending means the engine has not converged yet.
+ */
+async function pollUntilActive(
+  connection: Connection,
+  deploymentId: string,
+  options: DeployCommandOptions,
+  timeoutMs: number,
+): Promise<Answer> {
+  const delay = options.pollMillis ?? 500;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const answer = await call(connection, `/sutra/deployments/${deploymentId}`, {});
+    const phase = answer.body.phase;
+    const settled = answer.status === 200 && (phase === "Active" || phase === "Failed");
+    if (settled || (answer.status !== 200 && answer.status !== 404)) return answer;
+    if (Date.now() >= deadline) {
+      throw new DiagnosticError(diagnostic(
+        "SUTRA.CLI.WAIT_TIMEOUT",
+        `deployment ${deploymentId} was not Active after ${timeoutMs / 1000}s (last seen: ${
+          answer.status === 404 ? "unknown to the engine" : String(phase)
+        }); is the engine's sutra.deployments.dir this directory?`,
+        { attributes: { deploymentId } },
+      ));
+    }
+    await new Promise((resolve) => setTimeout(resolve, delay));
+  }
 }
 
 /** The `undeploy` command. */

@@ -6,6 +6,7 @@ import { captureIo } from "../tests/support/cli_io.ts";
 import {
   ADMIN_KEY,
   FIXTURE_DIR,
+  sealLintFailure,
   sealRevision,
   SLOT,
   startTestEngine,
@@ -239,4 +240,78 @@ Deno.test("sutra deploy -vvv traces each request, never the API key; --quiet say
       0,
     );
     assert.equal(quiet.out() + quiet.err(), "");
+  }));
+
+Deno.test("sutra deploy --dir places the archive for a dir source and --wait waits for Active", () =>
+  withEngine(async (engine, archive) => {
+    const { startDirSource } = await import("../engine/runtime/deployments/mod.ts");
+    const { DEFAULT_LIMITS } = await import("../engine/package/mod.ts");
+    const { createLogger } = await import("../engine/core/mod.ts");
+    const dir = await Deno.makeTempDir({ prefix: "sutra-dir-source-" });
+    const id = (await sealRevision()).deploymentId;
+    try {
+      // An older archive of the same slot under another name is replaced, not left ambiguous.
+      await Deno.writeFile(`${dir}/old.sutra`, (await sealRevision("Old")).bytes);
+      const placed = captureIo();
+      assert.equal(await command.run([archive, "--dir", dir], placed.io), 0, placed.err());
+      assert.equal(placed.out(), `placed ${SLOT} as ${id} in ${dir}/${SLOT}.sutra\n`);
+      const names = [];
+      for await (const e of Deno.readDir(dir)) names.push(e.name);
+      assert.deepEqual(names, [`${SLOT}.sutra`]);
+
+      // Nothing converges this directory yet: --wait gives up with its own code.
+      await assert.rejects(
+        () =>
+          command.run(
+            [archive, "--dir", dir, "--wait", "--wait-timeout", "1", "--engine-url", engine.url],
+            captureIo({ env: keyed }).io,
+          ),
+        (e: unknown) =>
+          e instanceof DiagnosticError && e.diagnostics[0].code === "SUTRA.CLI.WAIT_TIMEOUT",
+      );
+
+      const source = await startDirSource({
+        dir,
+        service: engine.service,
+        logger: createLogger("test", { filter: "error", write: () => {} }),
+        limits: DEFAULT_LIMITS,
+        intervalMs: 20,
+      });
+      try {
+        const waited = captureIo({ env: keyed });
+        assert.equal(
+          await command.run(
+            [archive, "--dir", dir, "--wait", "--engine-url", engine.url],
+            waited.io,
+          ),
+          0,
+          waited.err(),
+        );
+        assert.equal(waited.out(), `deployed ${SLOT} as ${id}: Active\n`);
+        // A revision the engine refuses settles Failed: its diagnostics, exit 1.
+        const broken = `${dir}/../broken-${SLOT}.sutra`;
+        await Deno.writeFile(broken, (await sealLintFailure()).bytes);
+        const refused = captureIo({ env: keyed });
+        try {
+          assert.equal(
+            await command.run(
+              [broken, "--dir", dir, "--wait", "--engine-url", engine.url],
+              refused.io,
+            ),
+            1,
+          );
+          assert.match(refused.err(), /SUTRA\.DEPLOY\.LINT_FAILED/);
+        } finally {
+          await Deno.remove(broken);
+        }
+      } finally {
+        await source.stop();
+      }
+      await assert.rejects(
+        () => command.run([archive, "--wait"], captureIo().io),
+        (e: unknown) => e instanceof UsageError && /--wait goes with --dir/.test(e.message),
+      );
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
   }));

@@ -45,6 +45,8 @@ export const CODES = {
     "A line of a `sutra explain --context` file is not `name: value` with a JSON or FEEL value.",
   "SUTRA.CLI.FILE_UNREADABLE": "A file named on the command line cannot be read.",
   "SUTRA.CLI.USAGE": "Unknown command, unknown flag or a missing/invalid argument.",
+  "SUTRA.CLI.WAIT_TIMEOUT":
+    "sutra deploy --dir --wait gave up before the engine reported the deployment Active or Failed.",
   // BPMN model (see docs/bpmn.md)
   "SUTRA.CONFIG.BPMN.ASSIGNMENT_TARGET_INVALID": "An assignment target is not a variable or path.",
   "SUTRA.CONFIG.BPMN.CONDITION_MISSING":
