@@ -328,7 +328,8 @@ export function createDeploymentService(options: DeploymentServiceOptions): Depl
    * only tried once the references resolve: they would fail on the same ones.
    */
   async function refusals(c: CompiledArchive, notify: readonly string[]): Promise<void> {
-    await refreshing;
+    // Another replica's flip may not have been announced here yet: read the set afresh.
+    await refresh();
     // Bytes already active change nothing: there is nothing to refuse.
     const existing = await store.findById(db, scope, c.archive.deploymentId);
     if (existing?.status === "active") return;
