@@ -231,3 +231,32 @@ Deno.test("an unresolvable store reference is named with its store and option", 
     ]]);
   });
 });
+
+Deno.test("over HTTP, a deploy whose channel secret is unset answers 422 and no channel goes live", async () => {
+  const { bootEngine } = await import("../runtime/support.ts");
+  await import("../../io/transports/mod.ts");
+  const engine = await bootEngine();
+  try {
+    const bytes = await seal({ channel: BEARER });
+    const refused = await fetch(`${engine.url}/admin/deployments`, {
+      method: "POST",
+      headers: { "content-type": "application/octet-stream" },
+      body: new Uint8Array(bytes),
+    });
+    assert.equal(refused.status, 422);
+    const body = await refused.json();
+    assert.equal(body.diagnostics[0].code, "SUTRA.DEPLOY.SECRET_UNRESOLVED");
+    assert.equal(body.diagnostics[0].attributes.reference, "env:GREET_TOKEN");
+    // The channel was never bound: a caller finds no route rather than a 400 on every call.
+    const call = await fetch(`${engine.url}/channels/greet`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer x" },
+      body: "{}",
+    });
+    await call.body?.cancel();
+    assert.equal(call.status, 404);
+    assert.equal(engine.deployments.registry.list().length, 0);
+  } finally {
+    await engine.stop();
+  }
+});
