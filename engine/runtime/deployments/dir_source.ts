@@ -111,6 +111,8 @@ export async function startDirSource(options: DirSourceOptions): Promise<DirSour
   const { dir, service, logger, limits } = options;
   /** Last bytes seen per file, so a refused archive is reported once. */
   const seen = new Map<string, Seen>();
+  /** The files last reported ambiguous per slot, so a standing ambiguity is logged once. */
+  const ambiguous = new Map<string, string>();
   let running: Promise<ConvergeReport> = Promise.resolve({
     deployed: [],
     undeployed: [],
@@ -147,13 +149,16 @@ export async function startDirSource(options: DirSourceOptions): Promise<DirSour
     for (const [slot, candidates] of bySlot) {
       if (candidates.length > 1) {
         const names = candidates.map((c) => c.file).sort();
+        report.refused.push(...names);
+        if (ambiguous.get(slot) === names.join("\n")) continue;
+        ambiguous.set(slot, names.join("\n"));
         logger.error(
           `archives ${names.join(", ")} all hold slot ${slot}; none is deployed until one remains`,
           { code: "SUTRA.DEPLOY.SOURCE_AMBIGUOUS", slot, files: names },
         );
-        report.refused.push(...names);
         continue;
       }
+      ambiguous.delete(slot);
       const [only] = candidates;
       const status = await service.status(only.id);
       if (status?.phase === "Active") continue;
