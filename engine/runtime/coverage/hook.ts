@@ -35,6 +35,12 @@ export async function coverageCommitted(
     processId: step.processId,
     instanceId: step.instanceId,
     completed,
-    aliases: step.result.state?.aliases ?? [],
+    // An instance that ends within the step has already retired its aliases:
+    // they still name the business transaction the step belonged to.
+    aliases: [
+      ...step.result.state?.aliases ?? [],
+      ...step.result.effects.aliasesRecorded,
+      ...step.result.effects.aliasesRetired,
+    ],
   });
 }

@@ -53,9 +53,13 @@ export async function recordStepCoverage(
       routeId: id,
       processId: hash < 0 ? step.processId : key.slice(0, hash),
       instanceId: step.instanceId,
-      correlations: step.aliases
-        .filter((a) => cross.keys.includes(a.name))
-        .map((a) => `${a.name}=${a.value}`),
+      correlations: [
+        ...new Set(
+          step.aliases
+            .filter((a) => cross.keys.includes(a.name))
+            .map((a) => `${a.name}=${a.value}`),
+        ),
+      ],
     });
   }
   const newly = await store.write(step.deploymentId, { marks, fragments });

@@ -20,3 +20,4 @@ export { type CoverageReport, coverageReport, coverageReset } from "./report.ts"
 export { COVERAGE_STORE_MISSING, CoverageService, openCoverageFor } from "./service.ts";
 export { attachCoverage, coverageCommitted } from "./hook.ts";
 export { addCoverageRoutes, type CoverageRoutesOptions } from "./routes.ts";
+export { withCoverageSegments } from "./segments.ts";
