@@ -1,7 +1,11 @@
 import assert from "node:assert/strict";
 import { transports } from "../../engine/core/transport.ts";
 import { DEFAULT_LIMITS } from "../../engine/package/mod.ts";
-import { withCoverageSegments } from "../../engine/runtime/coverage/mod.ts";
+import {
+  declaredRoutes,
+  routeIds,
+  withCoverageSegments,
+} from "../../engine/runtime/coverage/mod.ts";
 import { compileArchive } from "../../engine/runtime/deployments/compile.ts";
 import { sealDir } from "../runtime/support.ts";
 
@@ -35,4 +39,15 @@ Deno.test("a package without coverage files keeps its plans as they are", async 
   const { package: pkg, plans } = await compiled("tests/coverage/fixtures/gate");
   const plan = plans.get("decide")!;
   assert.equal(withCoverageSegments(plan, pkg), plan);
+});
+
+Deno.test("planned segments are not counted again as intra-process paths", async () => {
+  const { package: pkg, plans } = await compiled("tests/coverage/fixtures/relay");
+  const planned = [...new Set(plans.values())].map((p) => withCoverageSegments(p, pkg));
+  const declared = declaredRoutes(pkg, planned);
+  assert.deepEqual(declared.paths, []);
+  assert.deepEqual(routeIds(declared), [
+    "urn:sutra:coverage:e2e:accepted",
+    "urn:sutra:coverage:e2e:rejected",
+  ]);
 });

@@ -29,12 +29,6 @@ export function declaredRoutes(
   pkg: LoadedPackage,
   plans: Iterable<ExecutionPlan>,
 ): DeclaredRoutes {
-  const paths = new Set<string>();
-  for (const plan of new Set(plans)) {
-    for (const process of plan.processes) {
-      for (const route of process.coverage) paths.add(route.path);
-    }
-  }
   const cross: CrossRoute[] = [];
   for (const loaded of pkg.coverage) {
     for (const c of loaded.coverage?.correlations ?? []) {
@@ -42,6 +36,15 @@ export function declaredRoutes(
       for (const route of c.coverages) {
         cross.push({ id: `${loaded.artifact.urn}:${route.path}`, keys, segments: route.segments });
       }
+    }
+  }
+  // Once segments are planned (see segments.ts) a process also lists the
+  // cross-process routes it takes part in: those are not intra-process paths.
+  const crossIds = new Set(cross.map((r) => r.id));
+  const paths = new Set<string>();
+  for (const plan of new Set(plans)) {
+    for (const process of plan.processes) {
+      for (const route of process.coverage) if (!crossIds.has(route.path)) paths.add(route.path);
     }
   }
   return { paths: [...paths].sort(), cross };
