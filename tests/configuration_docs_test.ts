@@ -7,6 +7,7 @@ import "../engine/runtime/deployments/settings.ts";
 import "../engine/runtime/settings.ts";
 import "../engine/runtime/timers/settings.ts";
 import "../engine/runtime/external_tasks/settings.ts";
+import "../io/secrets/settings.ts";
 
 Deno.test("docs/configuration.md documents every key the engine declares", async () => {
   const doc = await Deno.readTextFile(new URL("../docs/configuration.md", import.meta.url));

@@ -31,7 +31,11 @@ import { collectSinks, transports } from "../core/transport.ts";
 import { PAYLOAD_CAP_BYTES } from "../intake/mod.ts";
 import { allowedTransports, type TransportCatalog } from "../package/mod.ts";
 import { createAdminGate } from "./admin_auth.ts";
-import { createDeploymentService, type DeploymentService } from "./deployments/mod.ts";
+import {
+  createDeploymentService,
+  type DeploymentService,
+  startConfiguredSource,
+} from "./deployments/mod.ts";
 import { boundChannels } from "./dispatch/channels.ts";
 import { cancelInstance } from "./dispatch/cancel.ts";
 import { Dispatcher } from "./dispatch/intake.ts";
@@ -147,6 +151,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       admin,
       transports: allowedOf(config),
       replicaId,
+      resolve: defaultResolveContext(env),
     });
     stoppers.push(() => deployments.close());
     await deployments.boot();
@@ -282,6 +287,10 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     });
     sweeper.start();
     stoppers.push(() => sweeper.stop());
+
+    // Converges once the dispatch side and the transports follow the registry.
+    const source = await startConfiguredSource(config, deployments, logger.child("deployments"));
+    if (source) stoppers.push(() => source.stop());
 
     addHealthRoutes(router, [
       databaseCheck(database, clock),
