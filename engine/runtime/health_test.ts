@@ -3,6 +3,7 @@ import { createLogger } from "../core/mod.ts";
 import { withMemoryDatabase } from "../../tests/support/test_database.ts";
 import { addHealthRoutes } from "./health.ts";
 import { Router } from "./http_router.ts";
+import { Lanes } from "./dispatch/lanes.ts";
 
 Deno.test("a readiness check whose database query fails shows a code and an incident id, never the database's text", async () => {
   const records: Record<string, unknown>[] = [];
@@ -59,4 +60,34 @@ Deno.test("a dead lane makes liveness 503 with data.deadLanes and readiness DOWN
   assert.equal(down.body.status, "DOWN");
   assert.deepEqual(down.body.checks.map((c: { status: string }) => c.status), ["UP", "DOWN"]);
   assert.deepEqual(down.body.checks[1].data, { deadLanes: [1, 3] });
+});
+
+Deno.test("a lane held by one item past the stall timeout is reported dead; it recovers when freed", async () => {
+  const logger = createLogger("test", { write: () => {} });
+  const router = new Router(logger);
+  const lanes = new Lanes({ count: 3 });
+  addHealthRoutes(router, [], logger, { deadLanes: () => lanes.deadLanes(20) });
+  const live = async () => {
+    const response = await router.handle(new Request("http://engine/sutra/health/live"));
+    return { status: response.status, body: await response.json() };
+  };
+  assert.equal((await live()).status, 200);
+  // A step that hangs while holding its lane (it never steps off it), with more work behind it.
+  const hang = Promise.withResolvers<void>();
+  const stuck = lanes.run("stuck-key", () => hang.promise);
+  const queued = lanes.run("stuck-key", () => Promise.resolve());
+  for (let i = 0; (await live()).status === 200 && i < 400; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  const lane = lanes.laneOf("stuck-key");
+  assert.deepEqual(await live(), {
+    status: 503,
+    body: { status: "DOWN", data: { deadLanes: [lane] } },
+  });
+  assert.equal(lanes.depth(lane), 2);
+  hang.resolve();
+  await Promise.all([stuck, queued]);
+  assert.equal((await live()).status, 200);
+  assert.equal(lanes.dispatched(lane), 2);
+  assert.equal(lanes.depth(lane), 0);
 });

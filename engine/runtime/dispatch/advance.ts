@@ -27,7 +27,7 @@ import {
   type StoreRetryPolicy,
   type TransientStoreError,
 } from "../../datastore/mod.ts";
-import { type InstanceState, type StartInput, step, type StepInput } from "../../executor/mod.ts";
+import { type InstanceState, type StartInput, type StepInput } from "../../executor/mod.ts";
 import type { ActiveDeployment, DeploymentRegistry } from "../deployments/registry.ts";
 import { claimInstance, type ClaimKey, releaseClaim } from "../instances/repository.ts";
 import {
@@ -38,6 +38,7 @@ import {
 } from "./commit.ts";
 import { type DeploymentStores, type StepPorts, stepPorts } from "./ports.ts";
 import { offLane } from "./lanes.ts";
+import { stepOf, telemetryOf } from "../telemetry/mod.ts";
 import { errorMessage } from "../../core/errors.ts";
 import { decodeAtRest } from "../crypto/mod.ts";
 
@@ -68,7 +69,7 @@ export async function startInstance(
   commit: StartCommit,
 ): Promise<Started> {
   const ran = await withStoreRetries(o, commit.deployment, async ({ ports, stores }) => {
-    const r = await step(plan, undefined, input, ports);
+    const r = await stepOf(o.db)(plan, undefined, input, ports);
     abortIfContended(stores);
     if (r.refusal) return { kind: "refused-step", refusal: r.refusal } as const;
     const outcome = await commitResult(o, {
@@ -136,7 +137,10 @@ export async function advanceInstance(
   commit: ResumeCommit = {},
 ): Promise<Advanced> {
   const claimed = await claimInstance(o.db, key, { staleAfterMs: o.claimTimeoutMs });
-  if (claimed === "held") return { kind: "held" };
+  if (claimed === "held") {
+    telemetryOf(o.db)?.claimBounced(key.owner);
+    return { kind: "held" };
+  }
   if (typeof claimed === "string") return { kind: "gone", why: claimed };
   let committed = false;
   try {
@@ -153,7 +157,7 @@ export async function advanceInstance(
     if ("leave" in input) return { kind: "left", reason: input.leave };
     const ran = await withStoreRetries(o, deployment, async ({ ports, stores }) => {
       // The executor steps a copy of the state, so every run starts from the same one.
-      const r = await step(plan, decoded.state, input, ports);
+      const r = await stepOf(o.db)(plan, decoded.state, input, ports);
       abortIfContended(stores);
       if (r.refusal) return { kind: "refused-step", refusal: r.refusal } as const;
       const outcome = await commitResult(o, {

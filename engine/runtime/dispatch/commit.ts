@@ -38,6 +38,7 @@ import { type EncodeContext, outboxRows, replyOf } from "./encode.ts";
 import { replyRows } from "./reply_route.ts";
 import { groupCommitOf } from "./group_commit.ts";
 import { offLane } from "./lanes.ts";
+import { stampOutboxRow, telemetryOf, traced } from "../telemetry/mod.ts";
 import { aliasPredictionsOf } from "./alias_predictions.ts";
 import type { Capture } from "./inbox.ts";
 import { type DedupKey, DuplicateDeliveryError } from "./dedup.ts";
@@ -113,7 +114,11 @@ export async function commitResult(
   t.hold?.expect(t.tenant, t.instanceId);
   let outcome: CommitOutcome | undefined;
   try {
-    outcome = await commitAndAnswer(o, t, r);
+    outcome = await traced(
+      "sutra.commit",
+      { "bpm.instance.id": t.instanceId, "bpm.process.id": t.processId },
+      () => commitAndAnswer(o, t, r),
+    );
     return outcome;
   } finally {
     if (outcome?.kind !== "settled") t.hold?.forget(t.tenant, t.instanceId);
@@ -138,8 +143,9 @@ async function commitAndAnswer(
     state,
     effects,
     outbox: [
-      ...outboxRows(effects, { ...t, clock: o.clock }),
-      ...replyRows(t.replyTo, effects, { ...t, clock: o.clock }),
+      // Stamped with this commit as their trace parent, for the sends to continue.
+      ...outboxRows(effects, { ...t, clock: o.clock }).map(stampOutboxRow),
+      ...replyRows(t.replyTo, effects, { ...t, clock: o.clock }).map(stampOutboxRow),
     ],
     owner: t.owner,
     admission: t.admission,
@@ -232,6 +238,14 @@ async function commitAndAnswer(
     throw error;
   }
   o.acks?.ended(t.tenant, t.instanceId, state.status);
+  telemetryOf(o.db)?.committed({
+    tenant: t.tenant,
+    instanceId: t.instanceId,
+    processId: t.processId,
+    owner: t.owner,
+    status: state.status,
+    failureCode: state.failure?.code,
+  });
   o.protection?.audit.committed({
     tenant: t.tenant,
     instanceId: t.instanceId,

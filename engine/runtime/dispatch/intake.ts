@@ -55,6 +55,7 @@ import {
 } from "./channels.ts";
 import { KeyOrder } from "./key_order.ts";
 import type { Lanes } from "./lanes.ts";
+import { telemetryOf, traced, traceDispatch } from "../telemetry/mod.ts";
 import { groupCommitOf } from "./group_commit.ts";
 import {
   type Capture,
@@ -445,6 +446,21 @@ export class Dispatcher {
     attempt: Attempt = {},
     hold?: AckHold,
   ): Promise<DeliveryOutcome> {
+    // One `sutra.dispatch` span per run; the failure logs below belong to it.
+    return await traceDispatch(
+      this.#o.db,
+      delivery,
+      () => this.#contained(delivery, capture, attempt, hold),
+    );
+  }
+
+  /** The run, every throw turned into a refusal. */
+  async #contained(
+    delivery: InboundDelivery,
+    capture: Capture | undefined,
+    attempt: Attempt,
+    hold: AckHold | undefined,
+  ): Promise<DeliveryOutcome> {
     try {
       return await this.#intake(delivery, capture, attempt, hold);
     } catch (error) {
@@ -483,12 +499,17 @@ export class Dispatcher {
     }
     const channel = resolveChannel(this.#table, delivery.channel);
     if ("kind" in channel) return channel;
-    const admission = await admitInbound(
-      { ...delivery },
-      {
-        channel: { codec: channel.codec, payloadCapBytes: channel.decl.payloadCapBytes },
-        capBytes: this.#o.capBytes,
-      },
+    const admission = await traced(
+      "sutra.decode",
+      { "sutra.channel": channel.decl.name },
+      () =>
+        admitInbound(
+          { ...delivery },
+          {
+            channel: { codec: channel.codec, payloadCapBytes: channel.decl.payloadCapBytes },
+            capBytes: this.#o.capBytes,
+          },
+        ),
     );
     if (!admission.admitted) {
       const tooLarge = admission.diagnostics[0]?.code === "SUTRA.INBOUND.PAYLOAD_TOO_LARGE";
@@ -547,14 +568,22 @@ export class Dispatcher {
     predict: boolean,
   ): Promise<DeliveryOutcome | typeof MOVED> {
     const { delivery, channel, resolved, message, admission } = intaken;
-    const consumer = await consumerOf(this.#o.db, channel, resolved, message, predict);
+    const consumer = await traced(
+      "sutra.resolve",
+      { "sutra.channel": channel.decl.name },
+      () => consumerOf(this.#o.db, channel, resolved, message, predict),
+    );
     if ("kind" in consumer) return consumer;
     const screenOn = consumer.role === "start" ? consumer.routes[0] : consumer.route;
     attempt.consumer = consumer.role === "start" ? { route: screenOn } : consumer;
     // A start's node is the one screened at capture; a relay's may have moved since.
     const admitted = consumer.role === "start" && intaken.admitted
       ? intaken.admitted
-      : await screenRoute(screenOn, admission, this.#o.clock);
+      : await traced(
+        "sutra.validate",
+        { "sutra.channel": channel.decl.name },
+        () => screenRoute(screenOn, admission, this.#o.clock),
+      );
     if (admitted.kind !== "accept") return admitted;
     const screened: Screened = {
       channel,
@@ -632,7 +661,10 @@ export class Dispatcher {
     // The one handoff: resolved on the arrival lane, run on the instance's lane.
     const outcome = await this.#onLane(
       found.instanceId,
-      (lane) => runResume(this.#o, { screened, ...found, lane, receipt, dedup, hold }),
+      (lane) => {
+        telemetryOf(this.#o.db)?.handoff(lane);
+        return runResume(this.#o, { screened, ...found, lane, receipt, dedup, hold });
+      },
     );
     if (outcome !== MOVED) consumed(attempt, receipt, outcome);
     return outcome;
@@ -643,7 +675,11 @@ export class Dispatcher {
   }
 
   #onLane<T>(key: string, work: (lane: number) => Promise<T>): Promise<T> {
-    return this.#o.lanes.run(key, work);
+    return this.#o.lanes.run(
+      key,
+      (lane) =>
+        traced("sutra.execute", { "bpm.instance.id": key, "sutra.lane": lane }, () => work(lane)),
+    );
   }
 }
 

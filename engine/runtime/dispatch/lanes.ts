@@ -44,6 +44,10 @@ interface Lane {
   depth: number;
   /** Offers waiting for room, oldest first. */
   readonly waiting: (() => void)[];
+  /** When the item holding the turn took it (`performance.now()`). */
+  since: number;
+  /** Items started on the lane. */
+  dispatched: number;
 }
 
 /** An item while its work runs. */
@@ -91,6 +95,8 @@ export class Lanes {
       fresh: [],
       depth: 0,
       waiting: [],
+      since: 0,
+      dispatched: 0,
     }));
   }
 
@@ -128,6 +134,28 @@ export class Lanes {
     });
   }
 
+  /** Items the lane holds (running, off-lane and queued) and offers waiting for room. */
+  depth(lane: number): number {
+    const state = this.#lanes[lane];
+    return state.depth + state.waiting.length;
+  }
+
+  /** Items started on the lane so far. */
+  dispatched(lane: number): number {
+    return this.#lanes[lane].dispatched;
+  }
+
+  /**
+   * The lanes held by one item for `stallMs` or longer: everything hashed
+   * to them waits behind it and has no other home in this process.
+   */
+  deadLanes(stallMs: number): number[] {
+    const now = performance.now();
+    return this.#lanes.flatMap((state, lane) =>
+      state.busy && now - state.since >= stallMs ? [lane] : []
+    );
+  }
+
   /** Resolves once everything offered so far, and every offer waiting for room, has finished. */
   idle(): Promise<void> {
     if (this.#unfinished === 0) return Promise.resolve();
@@ -154,6 +182,7 @@ export class Lanes {
     await waits.room;
     await waits.before;
     await this.#take(lane, "fresh");
+    this.#lanes[lane].dispatched++;
     const item: Running = {
       lane,
       aside: (operation) => this.#aside(item, operation),
@@ -184,6 +213,7 @@ export class Lanes {
     const state = this.#lanes[lane];
     if (!state.busy) {
       state.busy = true;
+      state.since = performance.now();
       return Promise.resolve();
     }
     return new Promise((resolve) => state[queue].push(resolve));
@@ -193,8 +223,10 @@ export class Lanes {
   #release(lane: number): void {
     const state = this.#lanes[lane];
     const next = state.returning.shift() ?? state.fresh.shift();
-    if (next) next();
-    else state.busy = false;
+    if (next) {
+      state.since = performance.now();
+      next();
+    } else state.busy = false;
   }
 
   /** A finished item hands its room to the oldest waiting offer, or frees it. */
