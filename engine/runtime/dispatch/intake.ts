@@ -510,6 +510,7 @@ export class Dispatcher {
             capBytes: this.#o.capBytes,
           },
         ),
+      { leaf: true },
     );
     if (!admission.admitted) {
       const tooLarge = admission.diagnostics[0]?.code === "SUTRA.INBOUND.PAYLOAD_TOO_LARGE";
@@ -572,6 +573,7 @@ export class Dispatcher {
       "sutra.resolve",
       { "sutra.channel": channel.decl.name },
       () => consumerOf(this.#o.db, channel, resolved, message, predict),
+      { leaf: true },
     );
     if ("kind" in consumer) return consumer;
     const screenOn = consumer.role === "start" ? consumer.routes[0] : consumer.route;
@@ -583,6 +585,7 @@ export class Dispatcher {
         "sutra.validate",
         { "sutra.channel": channel.decl.name },
         () => screenRoute(screenOn, admission, this.#o.clock),
+        { leaf: true },
       );
     if (admitted.kind !== "accept") return admitted;
     const screened: Screened = {

@@ -431,19 +431,23 @@ export function stepOf(db: Database): Executor["step"] {
 
 /**
  * Runs `run` in a child span of the current one, when the current context
- * belongs to a traced engine; otherwise just runs it.
+ * belongs to a traced engine; otherwise just runs it. A `leaf` stage (one
+ * that starts no spans and stamps nothing) keeps running in its parent's
+ * context, which spares entering one: a log record it writes names the
+ * parent span.
  */
 export async function traced<T>(
   name: string,
   attributes: Attributes,
   run: () => Promise<T> | T,
+  options: { readonly leaf?: boolean } = {},
 ): Promise<T> {
   const ctx = contexts.active();
   const tracer = (ctx.getValue(TELEMETRY) as Telemetry | undefined)?.tracer;
   if (!tracer) return await run();
   const span = tracer.startSpan(name, { attributes }, ctx);
-  // `run` starts inside the span's context; its continuations keep it.
-  return await ended(span, () => contexts.with(trace.setSpan(ctx, span), run));
+  // Otherwise `run` starts inside the span's context, and its continuations keep it.
+  return await ended(span, options.leaf ? run : () => contexts.with(trace.setSpan(ctx, span), run));
 }
 
 /** Runs `start` and ends `span` when what it started settles, marking a failure on it. */
