@@ -30,6 +30,7 @@ import { dispatchGraphCommand } from "./dispatch_graph.ts";
 import { explainCommand } from "./explain.ts";
 import { lintCommand } from "./lint.ts";
 import { migrateCommand } from "./migrate.ts";
+import { coverageCommand } from "./coverage.ts";
 import { openapiCommand } from "./openapi.ts";
 import { auditReplayCommand } from "./audit_replay.ts";
 import { cryptoCommand } from "./crypto.ts";
@@ -102,6 +103,7 @@ export function commands(programName: string): Command[] {
     simulateCommand,
     testCommand,
     explainCommand,
+    coverageCommand({ transports }),
     migrateCommand,
     cryptoCommand,
     auditReplayCommand,

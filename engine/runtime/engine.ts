@@ -40,6 +40,7 @@ import { boundChannels } from "./dispatch/channels.ts";
 import { cancelInstance } from "./dispatch/cancel.ts";
 import { Dispatcher } from "./dispatch/intake.ts";
 import { DeploymentStores } from "./dispatch/ports.ts";
+import { addCoverageRoutes, attachCoverage, CoverageService } from "./coverage/mod.ts";
 import { Lanes } from "./dispatch/lanes.ts";
 import { addHealthRoutes, type ReadinessCheck } from "./health.ts";
 import { Router } from "./http_router.ts";
@@ -51,6 +52,7 @@ import type { RuntimeContext } from "./services.ts";
 import { startExternalTasks } from "./external_tasks/mod.ts";
 import { startTimers } from "./timers/mod.ts";
 import { Sweeper } from "./sweeps/mod.ts";
+import { LogExport, startTelemetry, withTraceIds } from "./telemetry/mod.ts";
 import {
   ACK_DEFERRED_CAPACITY,
   ACK_DEFERRED_SWEEP_INTERVAL,
@@ -76,12 +78,12 @@ import {
   INBOX_REDRIVE_AFTER,
   INSTANCE_RETENTION,
   INSTANCE_SWEEP_INTERVAL,
-  OTLP_ENDPOINT,
   OUTBOX_CLAIM_TIMEOUT,
   OUTBOX_MAX_ATTEMPTS,
   OUTBOX_POLL_INTERVAL,
   RETENTION_SWEEP_INTERVAL,
   SHARD_QUEUE_CAPACITY,
+  SHARD_STALL_TIMEOUT,
   SHUTDOWN_GRACE,
 } from "./settings.ts";
 import { errorMessage } from "../core/errors.ts";
@@ -115,7 +117,10 @@ export interface RunningEngine {
 
 /** Starts an engine; a failing stage throws a DiagnosticError and leaves nothing running. */
 export async function startEngine(options: EngineOptions): Promise<RunningEngine> {
-  const { config, logger } = options;
+  const { config } = options;
+  // Records get trace ids inside a span, and are exported too once telemetry runs.
+  const logExport = new LogExport();
+  const logger = withTraceIds(options.logger, logExport);
   const env = options.env ?? Deno.env.toObject();
   const clock = options.clock ?? systemClock;
 
@@ -161,6 +166,18 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       count: config.require(ENGINE_SHARDS),
       capacity: config.get(SHARD_QUEUE_CAPACITY),
     });
+    // Stopped after everything that makes spans, so the last ones are sent.
+    const telemetry = startTelemetry({
+      config,
+      env,
+      logger: logger.child("telemetry"),
+      db: database,
+      lanes,
+      router,
+      replicaId,
+      logs: logExport,
+    });
+    stoppers.push(() => telemetry.stop());
     const acks = new DeferredAckRegistry({
       capacity: config.require(ACK_DEFERRED_CAPACITY),
       timeoutMs: config.require(ACK_DEFERRED_TIMEOUT),
@@ -176,6 +193,16 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     });
     // Pushed before the lanes' stopper, so it runs after the last step has finished.
     stoppers.push(() => stores.close());
+    const coverage = new CoverageService({
+      registry: deployments.registry,
+      resolve: defaultResolveContext(env),
+      logger: logger.child("coverage"),
+    });
+    attachCoverage(database, coverage);
+    // Opening and seeding runs beside the boot; an unusable store is logged, not fatal.
+    void coverage.start();
+    stoppers.push(() => coverage.close());
+    addCoverageRoutes(router, { registry: deployments.registry, admin, coverage });
     const dispatcher = new Dispatcher({
       stores,
       db: database,
@@ -292,12 +319,17 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     const source = await startConfiguredSource(config, deployments, logger.child("deployments"));
     if (source) stoppers.push(() => source.stop());
 
-    addHealthRoutes(router, [
-      databaseCheck(database, clock),
-      migrationCheck(head),
-      loaderCheck(lanes, deployments),
-      ...(options.readiness ?? []),
-    ], logger);
+    addHealthRoutes(
+      router,
+      [
+        databaseCheck(database, clock),
+        migrationCheck(head),
+        loaderCheck(lanes, deployments),
+        ...(options.readiness ?? []),
+      ],
+      logger,
+      { deadLanes: () => lanes.deadLanes(config.require(SHARD_STALL_TIMEOUT)) },
+    );
 
     server = await listen(router, config, logger);
     const { addr } = server;
@@ -306,9 +338,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     const port = "port" in addr ? addr.port : 0;
     const host = config.require(HTTP_HOST);
     logger.info(
-      `sutra-engine ${ENGINE_VERSION} started: database ${database.description}; ${
-        telemetryPosture(config, env)
-      }; ${protection.posture}; listening on ${
+      `sutra-engine ${ENGINE_VERSION} started: database ${database.description}; ${telemetry.posture}; ${protection.posture}; listening on ${
         socket === undefined ? `http://${host}:${port}` : `unix:${socket}`
       }`,
       {
@@ -388,18 +418,6 @@ async function listen(router: Router, config: Config, logger: Logger): Promise<H
       ),
     );
   }
-}
-
-function telemetryPosture(
-  config: Config,
-  env: Readonly<Record<string, string | undefined>>,
-): string {
-  const endpoint = config.get(OTLP_ENDPOINT) ?? env["OTEL_EXPORTER_OTLP_ENDPOINT"];
-  if (!endpoint) {
-    return "telemetry export off (no OTLP endpoint configured) — JSON stdout logs only";
-  }
-  // Honest about the build: an endpoint is configured but no exporter is linked.
-  return `telemetry export off (OTLP endpoint ${endpoint} is configured but this build links no OTLP exporter) — JSON stdout logs only`;
 }
 
 function databaseCheck(database: Database, clock: Clock): ReadinessCheck {

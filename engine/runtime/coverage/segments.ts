@@ -23,7 +23,10 @@ export function withCoverageSegments(plan: ExecutionPlan, pkg: LoadedPackage): E
   let changed = false;
   const processes = plan.processes.map((process): ProcessPlan => {
     const added: PlanCoverage[] = [];
+    // Applying it twice (the deployment's compile did once) adds nothing more.
+    const have = new Set(process.coverage.map((c) => c.path));
     for (const route of cross) {
+      if (have.has(route.id)) continue;
       const flows = route.segments.get(process.id);
       if (!flows) continue;
       const indexes = flows.map((id) => process.flowIndex.get(id));

@@ -10,6 +10,7 @@
 import { type ExecutionPlan, linkPlans } from "../../bpmn/mod.ts";
 import { type Diagnostic, diagnostic, hasErrors } from "../../core/mod.ts";
 import { projectionRefusals } from "../../datastore/mod.ts";
+import { withCoverageSegments } from "../coverage/mod.ts";
 import {
   checkPackage,
   type LoadedPackage,
@@ -76,7 +77,10 @@ export async function compileArchive(
   // Lint refuses duplicate process ids across files, so ids are unique
   // here; linking lets a call activity reach a process of another file.
   const plans = new Map<string, ExecutionPlan>();
-  const files = checked.package.bpmn.flatMap((file) => file.result.plan ? [file.result.plan] : []);
+  // Cross-process coverage segments become intra-process paths of their processes.
+  const files = checked.package.bpmn.flatMap((file) =>
+    file.result.plan ? [withCoverageSegments(file.result.plan, checked.package)] : []
+  );
   for (const plan of linkPlans(files)) {
     for (const process of plan.processes) plans.set(process.id, plan);
   }

@@ -47,6 +47,7 @@ import type { AckHold, DeferredAckRegistry } from "../acks/registry.ts";
 import { effectsBeyondLimits } from "./limits.ts";
 import type { Protection } from "../audit/mod.ts";
 import { encodeAtRest } from "../crypto/mod.ts";
+import { coverageCommitted } from "../coverage/mod.ts";
 
 /** The instance a step ran on. */
 export interface CommitTarget {
@@ -258,6 +259,8 @@ async function commitAndAnswer(
   aliasPredictionsOf(o.db).committed(t.tenant, t.instanceId, effects);
   const unfinished = await commitStores(t, r.effects.storeWrites.length);
   if (unfinished) return { kind: "refused", refusal: "failed", diagnostics: [unfinished] };
+  // Best-effort and never throwing: a coverage mark cannot fail the step.
+  await coverageCommitted(o.db, { ...t, result: r });
   const reply = replyOf(effects, { ...t, clock: o.clock });
   return {
     kind: "settled",
