@@ -22,7 +22,10 @@
  * and as JSON (the same codec through the canonical mapping): transfers of
  * one cent back and forth between two accounts, each a committed instance
  * whose data-store transaction locks both rows (the accounts on in-memory
- * PGlite). A scenario that sees any non-2xx answer fails.
+ * PGlite). A scenario that sees any non-2xx answer fails. Last, the
+ * stateless quote-reply line with tracing and meters exported to a local
+ * OTLP receiver beside the same line without (`_telemetry_bench_line.ts`),
+ * and the overhead.
  *
  * The HTTP load of every line comes from a separate Deno process (this file
  * with `--client`, network limited to loopback, killed if it overruns), so
@@ -256,6 +259,16 @@ async function measure(): Promise<void> {
           "SUTRA_TEST_DATABASE_URL is not set; the pair and raw-insert lines need PostgreSQL",
       });
     }
+  });
+  // Tracing and meters exported to a local OTLP receiver, beside the same line without them.
+  const { telemetryBenchLines } = await import("./_telemetry_bench_line.ts");
+  await telemetryBenchLines({
+    seconds,
+    concurrency,
+    shards,
+    lines,
+    ...(serverUrl ? { database: serverUrl } : {}),
+    load: (base) => remoteLoad("quote", base),
   });
   lines.record({
     ratios: Object.fromEntries(Object.entries(ratios).map(([k, v]) => [k, Number(v.toFixed(3))])),
