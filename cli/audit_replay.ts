@@ -5,8 +5,6 @@
  *
  * @module
  */
-import { parseArgs } from "node:util";
-import { errorMessage } from "../engine/core/errors.ts";
 import {
   type AuditRecord,
   parseUntil,
@@ -14,6 +12,8 @@ import {
   type ReplayUntil,
 } from "../engine/runtime/audit/mod.ts";
 import { type CliIo, type Command, UsageError } from "./command.ts";
+import { parseCommandArgs, stringFlag } from "./describe.ts";
+import { formatFlag } from "./lint.ts";
 
 const USAGE = `Usage: sutra audit-replay <INSTANCE_ID> --from-jsonl <PATH> [options]
 
@@ -41,40 +41,29 @@ interface Invocation {
 }
 
 function parseInvocation(args: readonly string[]): Invocation | "help" {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...args],
-      options: {
-        "from-jsonl": { type: "string" },
-        tenant: { type: "string" },
-        until: { type: "string" },
-        format: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-      strict: true,
-      allowPositionals: true,
-    });
-  } catch (error) {
-    throw new UsageError(errorMessage(error));
-  }
-  const { values, positionals } = parsed;
-  if (values.help) return "help";
+  const parsed = parseCommandArgs(args, {
+    "from-jsonl": { type: "string" },
+    tenant: { type: "string" },
+    until: { type: "string" },
+    format: { type: "string" },
+    help: { type: "boolean", short: "h" },
+  });
+  const { positionals } = parsed;
+  if (parsed.flags.help === true) return "help";
   if (positionals.length !== 1) {
     throw new UsageError(`expected one instance id, got ${positionals.length}`);
   }
-  const path = values["from-jsonl"];
+  const path = stringFlag(parsed, "from-jsonl");
   if (path === undefined || path === "") throw new UsageError("--from-jsonl PATH is required");
-  const format = values.format ?? "text";
-  if (format !== "text" && format !== "json") {
-    throw new UsageError(`--format must be text or json, not '${format}'`);
-  }
+  const format = formatFlag(stringFlag(parsed, "format"));
+  const tenant = stringFlag(parsed, "tenant");
+  const until = stringFlag(parsed, "until");
   return {
     instanceId: positionals[0],
     path,
     format,
-    ...(values.tenant !== undefined ? { tenant: values.tenant } : {}),
-    ...(values.until !== undefined ? { until: parseUntil(values.until) } : {}),
+    ...(tenant !== undefined ? { tenant } : {}),
+    ...(until !== undefined ? { until: parseUntil(until) } : {}),
   };
 }
 

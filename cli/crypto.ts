@@ -12,11 +12,11 @@
  *
  * @module
  */
-import { parseArgs } from "node:util";
 import { defaultResolveContext, type ResolveContext } from "../engine/core/secrets.ts";
-import { errorMessage } from "../engine/core/errors.ts";
 import { provisionDataKey, rewrapDataKeys } from "../engine/runtime/crypto/mod.ts";
 import { type CliIo, type Command, UsageError } from "./command.ts";
+import { parseCommandArgs, stringFlag } from "./describe.ts";
+import { formatFlag } from "./lint.ts";
 
 const USAGE = `Usage: sutra crypto provision-dek --key-id <KEY_ID> --kek <REF> [options]
        sutra crypto rewrap --kek <REF> [--from <REF>] [options]
@@ -59,27 +59,18 @@ type Invocation =
   };
 
 function parseInvocation(args: readonly string[], io: CliIo): Invocation | "help" {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...args],
-      options: {
-        "key-id": { type: "string" },
-        kek: { type: "string" },
-        from: { type: "string" },
-        tenant: { type: "string" },
-        keyring: { type: "string" },
-        format: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-      strict: true,
-      allowPositionals: true,
-    });
-  } catch (error) {
-    throw new UsageError(errorMessage(error));
-  }
-  const { values, positionals } = parsed;
-  if (values.help) return "help";
+  const parsed = parseCommandArgs(args, {
+    "key-id": { type: "string" },
+    kek: { type: "string" },
+    from: { type: "string" },
+    tenant: { type: "string" },
+    keyring: { type: "string" },
+    format: { type: "string" },
+    help: { type: "boolean", short: "h" },
+  });
+  const { positionals } = parsed;
+  const flag = (name: string) => stringFlag(parsed, name);
+  if (parsed.flags.help === true) return "help";
   const [sub] = positionals;
   if (positionals.length !== 1 || (sub !== "provision-dek" && sub !== "rewrap")) {
     throw new UsageError(
@@ -88,29 +79,28 @@ function parseInvocation(args: readonly string[], io: CliIo): Invocation | "help
       }'`,
     );
   }
-  const kek = values.kek;
+  const kek = flag("kek");
   if (!kek) throw new UsageError("--kek REF is required");
-  const keyring = values.keyring ?? (io.env("SUTRA_CRYPTO_KEYRING") || undefined);
+  const keyring = flag("keyring") ?? (io.env("SUTRA_CRYPTO_KEYRING") || undefined);
   if (!keyring) throw new UsageError("--keyring PATH (or SUTRA_CRYPTO_KEYRING) is required");
-  const format = values.format ?? "text";
-  if (format !== "text" && format !== "json") {
-    throw new UsageError(`--format must be text or json, not '${format}'`);
-  }
+  const format = formatFlag(flag("format"));
+  const from = flag("from");
+  const tenant = flag("tenant");
   if (sub === "rewrap") {
-    if (values["key-id"] !== undefined) throw new UsageError("rewrap takes no --key-id");
+    if (flag("key-id") !== undefined) throw new UsageError("rewrap takes no --key-id");
     return {
       sub,
       kek,
       keyring,
       format,
-      ...(values.from !== undefined ? { from: values.from } : {}),
-      ...(values.tenant !== undefined ? { tenant: values.tenant } : {}),
+      ...(from !== undefined ? { from } : {}),
+      ...(tenant !== undefined ? { tenant } : {}),
     };
   }
-  if (values.from !== undefined) throw new UsageError("provision-dek takes no --from");
-  const keyId = values["key-id"];
+  if (from !== undefined) throw new UsageError("provision-dek takes no --from");
+  const keyId = flag("key-id");
   if (!keyId) throw new UsageError("--key-id KEY_ID is required");
-  return { sub, keyId, kek, tenant: values.tenant ?? "default", keyring, format };
+  return { sub, keyId, kek, tenant: tenant ?? "default", keyring, format };
 }
 
 /** Options for {@link createCryptoCommand}. */

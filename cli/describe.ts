@@ -53,10 +53,13 @@ export interface CommandArgs {
   readonly positionals: readonly string[];
 }
 
-/** Parses flags strictly (`string` and `boolean` options); usage errors instead of exceptions. */
+/**
+ * Parses flags strictly (`string` and `boolean` options, optionally with a
+ * one-letter alias); usage errors instead of exceptions.
+ */
 export function parseCommandArgs(
   args: readonly string[],
-  options: Readonly<Record<string, { type: "string" | "boolean" }>>,
+  options: Readonly<Record<string, { type: "string" | "boolean"; short?: string }>>,
 ): CommandArgs {
   try {
     const { values, positionals } = parseArgs({

@@ -4,7 +4,6 @@
  *
  * @module
  */
-import { parseArgs } from "node:util";
 import {
   type Diagnostic,
   diagnostic,
@@ -25,7 +24,8 @@ import {
   verifyMigrations,
 } from "../engine/persistence/mod.ts";
 import { type CliIo, cliLog, type Command, UsageError } from "./command.ts";
-import { errorMessage } from "../engine/core/errors.ts";
+import { parseCommandArgs, stringFlag } from "./describe.ts";
+import { formatFlag } from "./lint.ts";
 
 /** Options for {@link createMigrateCommand}. */
 export interface MigrateCommandOptions {
@@ -161,27 +161,17 @@ function explainHeld(
 }
 
 function parseInvocation(args: readonly string[], io: CliIo): Invocation | "help" {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...args],
-      options: {
-        url: { type: "string" },
-        user: { type: "string" },
-        password: { type: "string" },
-        schema: { type: "string" },
-        "dry-run": { type: "boolean" },
-        format: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-      strict: true,
-      allowPositionals: true,
-    });
-  } catch (error) {
-    throw new UsageError(errorMessage(error));
-  }
-  const { values, positionals } = parsed;
-  if (values.help) return "help";
+  const parsed = parseCommandArgs(args, {
+    url: { type: "string" },
+    user: { type: "string" },
+    password: { type: "string" },
+    schema: { type: "string" },
+    "dry-run": { type: "boolean" },
+    format: { type: "string" },
+    help: { type: "boolean", short: "h" },
+  });
+  const { positionals } = parsed;
+  if (parsed.flags.help === true) return "help";
   if (positionals.length > 1) {
     throw new UsageError(`expected at most one sub-command, got '${positionals.join(" ")}'`);
   }
@@ -192,25 +182,23 @@ function parseInvocation(args: readonly string[], io: CliIo): Invocation | "help
     );
   }
   const sub: SubCommand = word ?? "apply";
-  const format = values.format ?? "text";
-  if (format !== "text" && format !== "json") {
-    throw new UsageError(`--format must be text or json, not '${format}'`);
-  }
-  const dryRun = values["dry-run"] ?? false;
+  const format = formatFlag(stringFlag(parsed, "format"));
+  const dryRun = parsed.flags["dry-run"] === true;
   if (dryRun && word !== undefined) {
     throw new UsageError(`--dry-run only applies without a sub-command`);
   }
 
-  const setting = (flag: string | undefined, env: string) => flag ?? (io.env(env) || undefined);
-  const url = setting(values.url, "SUTRA_DB_URL");
-  const username = setting(values.user, "SUTRA_DB_USERNAME");
-  const password = setting(values.password, "SUTRA_DB_PASSWORD");
+  const setting = (flag: string, env: string) =>
+    stringFlag(parsed, flag) ?? (io.env(env) || undefined);
+  const url = setting("url", "SUTRA_DB_URL");
+  const username = setting("user", "SUTRA_DB_USERNAME");
+  const password = setting("password", "SUTRA_DB_PASSWORD");
   return {
     sub,
     format,
     dryRun,
     url: url === undefined ? undefined : mergeCredentials(url, { username, password }),
-    schema: setting(values.schema, "SUTRA_DB_SCHEMA"),
+    schema: setting("schema", "SUTRA_DB_SCHEMA"),
   };
 }
 
