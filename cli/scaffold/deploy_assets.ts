@@ -3,8 +3,9 @@
  * file running the engine image (built from the Sutra checkout's
  * Dockerfile) on PostgreSQL, and a Kubernetes manifest running it as a
  * Deployment behind a Service, with the engine's health routes as probes.
- * The engine keeps its deployments in its database, so the sealed archive
- * is deployed onto either with `sutra deploy` as the README says.
+ * With compose the sealed archive is deployed with `sutra deploy`; on
+ * Kubernetes it ships as a ConfigMap the engine's `dir` deployment source
+ * converges to.
  *
  * @module
  */
@@ -66,9 +67,12 @@ function kubernetes(app: string, f: PackageFacts): string {
   const name = `${app}-engine`;
   return `# The engine as a Deployment behind a Service, on the PostgreSQL server the
 # Secret names. Push the image built from a Sutra checkout's Dockerfile to
-# your registry and set it below; fill the Secret, then:
+# your registry and set it below; fill the Secret; put the sealed archive in
+# a ConfigMap the engine converges to (the dir deployment source), then:
+#   kubectl create configmap ${app}-packages --from-file=deployments/${f.archive}
 #   kubectl apply -f ${KUBERNETES_PATH}
-# and deploy the sealed archive with sutra deploy through the Service.
+# A new revision is the same ConfigMap with the new archive (kubectl create
+# configmap … --dry-run=client -o yaml | kubectl apply -f -).
 apiVersion: v1
 kind: Secret
 metadata:
@@ -104,6 +108,10 @@ spec:
           env:
             - name: SUTRA_ADMIN_AUTH_API_KEY
               value: env:SUTRA_ADMIN_API_KEY
+            - name: SUTRA_DEPLOYMENTS_SOURCE
+              value: dir
+            - name: SUTRA_DEPLOYMENTS_DIR
+              value: /etc/sutra/packages
           envFrom:
             - secretRef:
                 name: ${name}
@@ -121,9 +129,15 @@ spec:
           volumeMounts:
             - name: data
               mountPath: /data
+            - name: packages
+              mountPath: /etc/sutra/packages
+              readOnly: true
       volumes:
         - name: data
           emptyDir: {}
+        - name: packages
+          configMap:
+            name: ${app}-packages
 ---
 apiVersion: v1
 kind: Service

@@ -43,7 +43,7 @@ Deno.test("the compose file runs the engine image on a healthy PostgreSQL with v
   await assertEngineAccepts({ ...engine.environment, SUTRA_ADMIN_API_KEY: "k" });
 });
 
-Deno.test("the Kubernetes manifest is a Secret, a Deployment probed on the health routes, and a Service", async () => {
+Deno.test("the Kubernetes manifest is a Secret, a Deployment probed on the health routes converging to a ConfigMap of archives, and a Service", async () => {
   const docs = parseAllDocuments(kubernetes).map((d) => d.toJS());
   assert.deepEqual(docs.map((d) => d.kind), ["Secret", "Deployment", "Service"]);
   const [secret, deployment, service] = docs;
@@ -59,7 +59,12 @@ Deno.test("the Kubernetes manifest is a Secret, a Deployment probed on the healt
   assert.deepEqual(container.livenessProbe.httpGet, { path: "/sutra/health/live", port: "http" });
   assert.deepEqual(container.envFrom, [{ secretRef: { name } }]);
   assert.deepEqual(service.spec.ports, [{ name: "http", port: 8080, targetPort: "http" }]);
-  assert.deepEqual(container.volumeMounts, [{ name: "data", mountPath: "/data" }]);
+  assert.deepEqual(container.volumeMounts, [
+    { name: "data", mountPath: "/data" },
+    { name: "packages", mountPath: "/etc/sutra/packages", readOnly: true },
+  ]);
+  // The archives come from a ConfigMap the dir deployment source converges to.
+  assert.deepEqual(pod.spec.volumes[1], { name: "packages", configMap: { name: "shop-packages" } });
   const env = {
     ...secret.stringData,
     ...Object.fromEntries(
@@ -67,6 +72,8 @@ Deno.test("the Kubernetes manifest is a Secret, a Deployment probed on the healt
     ),
   };
   assert.ok(facts.apiKeyEnv in env);
+  assert.equal(env.SUTRA_DEPLOYMENTS_SOURCE, "dir");
+  assert.equal(env.SUTRA_DEPLOYMENTS_DIR, "/etc/sutra/packages");
   await assertEngineAccepts(env);
 });
 

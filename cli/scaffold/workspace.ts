@@ -110,9 +110,11 @@ curl -sS -X POST http://localhost:8080/channels/${f.channel} \\
 Service, with \`/sutra/health/ready\` and \`/sutra/health/live\` as its
 probes. Both use the image a Sutra checkout's Dockerfile builds
 (\`docker build -t sutra-engine .\`); each file's first lines say how to
-start it. The engine keeps deployments in its database: deploy
-\`deployments/${f.archive}\` onto it with \`sutra deploy\` as above, with
-\`--engine-url\` pointing at port 8080 of the container or the Service.
+start it. With compose, deploy \`deployments/${f.archive}\` onto the engine
+with \`sutra deploy\` as above, with \`--engine-url\` pointing at port 8080
+of the container. On Kubernetes the archive travels in a ConfigMap the
+engines converge to (their \`dir\` deployment source), so every replica
+runs what the ConfigMap holds.
 
 ## Draw it in Camunda Modeler
 
