@@ -85,7 +85,10 @@ Deno.test("openapi: money-transfer's channels, bodies, auth and refusals", async
   const others = document["x-sutra-channels"] as { channel: string; transport: string }[];
   assert.ok(others.some((c) => c.channel === "transfer-queue" && c.transport === "rabbitmq"));
   assert.ok(others.every((c) => c.transport !== "http"));
-  assert.deepEqual(document["x-sutra-datastores"], [{ name: "accounts", type: "sql" }]);
+  assert.deepEqual(document["x-sutra-datastores"], [
+    { name: "accounts", type: "sql" },
+    { name: "coverage", type: "sql" },
+  ]);
 });
 
 Deno.test("openapi: an archive's document names its deployment and matches the directory's", async () => {

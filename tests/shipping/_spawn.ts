@@ -26,10 +26,40 @@ export interface Child {
 /** Options for {@link spawn}. */
 export interface SpawnOptions {
   readonly cwd?: string;
-  /** The whole environment (nothing is inherited but PATH and HOME). */
+  /** The whole environment (nothing is inherited but PATH, HOME and the registry variables). */
   readonly env?: Record<string, string>;
   /** Start in its own process group. */
   readonly detached?: boolean;
+}
+
+/**
+ * What reaching a package registry needs from the machine (its CA bundle, a
+ * proxy, Deno's cache), passed through when set: a build that downloads a
+ * package behind a TLS-intercepting proxy fails without them.
+ */
+const MACHINE_VARIABLES = [
+  "DENO_DIR",
+  "DENO_CERT",
+  "DENO_TLS_CA_STORE",
+  "NODE_EXTRA_CA_CERTS",
+  "SSL_CERT_FILE",
+  "SSL_CERT_DIR",
+  "HTTPS_PROXY",
+  "HTTP_PROXY",
+  "NO_PROXY",
+  "https_proxy",
+  "http_proxy",
+  "no_proxy",
+  "NPM_CONFIG_REGISTRY",
+];
+
+function machineEnv(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of MACHINE_VARIABLES) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) out[name] = value;
+  }
+  return out;
 }
 
 /** Starts `command args…`. */
@@ -40,6 +70,7 @@ export function spawn(command: string, args: readonly string[], options: SpawnOp
     env: {
       PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
       HOME: Deno.env.get("HOME") ?? "/tmp",
+      ...machineEnv(),
       DENO_NO_UPDATE_CHECK: "1",
       NO_COLOR: "1",
       ...options.env,
