@@ -21,27 +21,19 @@ import {
   sealPackage,
   type TransportCatalog,
 } from "../engine/package/mod.ts";
+import { type CliIo, type Command, DiagnosticError, UsageError, writeFindings } from "./command.ts";
 import {
-  type CliIo,
-  type CliLog,
-  cliLog,
-  type Command,
-  DiagnosticError,
-  UsageError,
-  writeFindings,
-} from "./command.ts";
+  type AdminAnswer,
+  callEngine,
+  connectEngine,
+  DEFAULT_API_KEY_ENV,
+  DEFAULT_ENGINE_URL,
+  ENGINE_URL_ENV,
+  type EngineConnection,
+} from "./_admin_client.ts";
 import { type CommandArgs, parseCommandArgs, stringFlag } from "./describe.ts";
 import { formatFlag, reported, underDir } from "./lint.ts";
 import { errorMessage } from "../engine/core/errors.ts";
-
-/** Variable holding the admin API key unless `--api-key-env` names another. */
-export const DEFAULT_API_KEY_ENV = "SUTRA_ADMIN_API_KEY";
-
-/** Variable naming the engine when `--engine-url` is not given. */
-export const ENGINE_URL_ENV = "SUTRA_ENGINE_URL";
-
-/** The engine a command talks to when neither `--engine-url` nor the variable names one: a local engine on its default port. */
-export const DEFAULT_ENGINE_URL = "http://127.0.0.1:8080";
 
 const DEPLOY_USAGE =
   `Usage: sutra deploy ARCHIVE [--engine-url URL] [--api] [--async] [--callback URL] [options]
@@ -123,19 +115,6 @@ export interface DeployCommandOptions {
   readonly settleMillis?: number;
 }
 
-interface Connection {
-  readonly base: string;
-  readonly headers: Readonly<Record<string, string>>;
-  /** The command's log: each request at trace, its answer and time at debug. */
-  readonly log: CliLog;
-}
-
-/** What the engine answered. */
-interface Answer {
-  readonly status: number;
-  readonly body: Record<string, unknown>;
-}
-
 /** Builds the `deploy` command. */
 export function deployCommand(options: DeployCommandOptions): Command {
   return {
@@ -154,7 +133,7 @@ export function deployCommand(options: DeployCommandOptions): Command {
       });
       const callback = stringFlag(parsed, "callback");
       const format = formatFlag(stringFlag(parsed, "format"));
-      const connection = connect(parsed, io, "deploy");
+      const connection = connectEngine(parsed, io, "deploy");
       const watch = stringFlag(parsed, "watch");
       if (watch !== undefined) {
         if (parsed.positionals.length > 0) {
@@ -208,7 +187,7 @@ async function placeInDir(
   path: string,
   dir: string,
   parsed: CommandArgs,
-  connection: Connection,
+  connection: EngineConnection,
   io: CliIo,
   format: "text" | "json",
   options: DeployCommandOptions,
@@ -256,15 +235,15 @@ async function placeInDir(
  * or Pending means the engine has not converged yet.
  */
 async function pollUntilActive(
-  connection: Connection,
+  connection: EngineConnection,
   deploymentId: string,
   options: DeployCommandOptions,
   timeoutMs: number,
-): Promise<Answer> {
+): Promise<AdminAnswer> {
   const delay = options.pollMillis ?? 500;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const answer = await call(connection, `/sutra/deployments/${deploymentId}`, {});
+    const answer = await callEngine(connection, `/sutra/deployments/${deploymentId}`, {});
     const phase = answer.body.phase;
     const settled = answer.status === 200 && (phase === "Active" || phase === "Failed");
     if (settled || (answer.status !== 200 && answer.status !== 404)) return answer;
@@ -296,9 +275,9 @@ export const undeployCommand: Command = {
           : "give exactly one slot or deploymentId",
       );
     }
-    const connection = connect(parsed, io, "undeploy");
+    const connection = connectEngine(parsed, io, "undeploy");
     const target = await deploymentOf(parsed.positionals[0]);
-    const answer = await call(
+    const answer = await callEngine(
       connection,
       `/admin/deployments/${encodeURIComponent(target)}`,
       { method: "DELETE" },
@@ -315,32 +294,6 @@ async function deploymentOf(argument: string): Promise<string> {
   return read.archive.deploymentId;
 }
 
-function connect(parsed: CommandArgs, io: CliIo, scope: string): Connection {
-  const url = stringFlag(parsed, "engine-url") ?? (io.env(ENGINE_URL_ENV) || DEFAULT_ENGINE_URL);
-  let base: URL;
-  try {
-    base = new URL(url);
-  } catch {
-    throw new UsageError(
-      `the engine URL (--engine-url or ${ENGINE_URL_ENV}) must be a URL, not '${url}'`,
-    );
-  }
-  if (base.protocol !== "http:" && base.protocol !== "https:") {
-    throw new UsageError(`the engine URL must be http or https, not '${base.protocol}'`);
-  }
-  const keyEnv = stringFlag(parsed, "api-key-env") ?? DEFAULT_API_KEY_ENV;
-  const key = io.env(keyEnv);
-  const header = stringFlag(parsed, "api-key-header") ?? "x-api-key";
-  const log = cliLog(io, scope);
-  // The key's value is a credential: only where it came from is logged.
-  log.debug(`engine ${base.href}; API key ${key ? `from ${keyEnv} in ${header}` : "none"}`);
-  return {
-    base: base.href.replace(/\/+$/, ""),
-    headers: key ? { [header]: key } : {},
-    log,
-  };
-}
-
 async function readBytes(path: string): Promise<Uint8Array> {
   try {
     return await Deno.readFile(path);
@@ -354,61 +307,29 @@ async function readBytes(path: string): Promise<Uint8Array> {
 }
 
 function upload(
-  connection: Connection,
+  connection: EngineConnection,
   bytes: Uint8Array,
   how: { readonly async?: boolean; readonly callback?: string } = {},
-): Promise<Answer> {
+): Promise<AdminAnswer> {
   const query = new URLSearchParams();
   if (how.async) query.set("async", "true");
   if (how.callback !== undefined) query.set("callback", how.callback);
   const search = query.size > 0 ? `?${query}` : "";
-  return call(connection, `/admin/deployments${search}`, {
+  return callEngine(connection, `/admin/deployments${search}`, {
     method: "POST",
     headers: { "content-type": "application/octet-stream" },
     body: new Uint8Array(bytes),
   });
 }
 
-async function call(connection: Connection, path: string, init: RequestInit): Promise<Answer> {
-  const method = init.method ?? "GET";
-  connection.log.trace(`${method} ${connection.base}${path}`);
-  const started = performance.now();
-  let response: Response;
-  try {
-    response = await fetch(`${connection.base}${path}`, {
-      ...init,
-      headers: { ...connection.headers, ...(init.headers as Record<string, string>) },
-    });
-  } catch (error) {
-    throw new DiagnosticError(diagnostic(
-      "SUTRA.CLI.ENGINE_UNREACHABLE",
-      `cannot reach the engine at ${connection.base}: ${errorMessage(error)}`,
-      { attributes: { engineUrl: connection.base } },
-    ));
-  }
-  const text = await response.text();
-  connection.log.debug(
-    `${method} ${path}: ${response.status} in ${(performance.now() - started).toFixed(1)} ms`,
-  );
-  try {
-    return { status: response.status, body: JSON.parse(text) };
-  } catch {
-    throw new DiagnosticError(diagnostic(
-      "SUTRA.CLI.ENGINE_RESPONSE_INVALID",
-      `the engine answered ${response.status} with a body that is not JSON`,
-      { attributes: { status: response.status } },
-    ));
-  }
-}
-
 async function pollUntilSettled(
-  connection: Connection,
+  connection: EngineConnection,
   deploymentId: string,
   options: DeployCommandOptions,
-): Promise<Answer> {
+): Promise<AdminAnswer> {
   const delay = options.pollMillis ?? 500;
   for (;;) {
-    const answer = await call(connection, `/sutra/deployments/${deploymentId}`, {});
+    const answer = await callEngine(connection, `/sutra/deployments/${deploymentId}`, {});
     if (answer.status !== 200 || answer.body.phase !== "Pending") return answer;
     await new Promise((resolve) => setTimeout(resolve, delay));
   }
@@ -419,7 +340,7 @@ async function pollUntilSettled(
  * engine's diagnostics on stderr. A settled `Failed` status is a failure.
  */
 function report(
-  answer: Answer,
+  answer: AdminAnswer,
   format: "text" | "json",
   io: CliIo,
   line: (body: Record<string, unknown>) => string | undefined,
@@ -443,7 +364,7 @@ function report(
 
 async function watchAndDeploy(
   dir: string,
-  connection: Connection,
+  connection: EngineConnection,
   io: CliIo,
   options: DeployCommandOptions,
 ): Promise<number> {
@@ -503,7 +424,7 @@ async function watchAndDeploy(
 /** One watch cycle: check, seal, deploy; a finding or a refusal is reported and the watch goes on. */
 async function deployOnce(
   dir: string,
-  connection: Connection,
+  connection: EngineConnection,
   io: CliIo,
   options: DeployCommandOptions,
 ): Promise<void> {

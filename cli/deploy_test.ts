@@ -13,7 +13,8 @@ import {
   type TestEngine,
 } from "../tests/deployments/_support.ts";
 import { UsageError, verboseIo } from "./command.ts";
-import { DEFAULT_API_KEY_ENV, deployCommand, undeployCommand } from "./deploy.ts";
+import { DEFAULT_API_KEY_ENV } from "./_admin_client.ts";
+import { deployCommand, undeployCommand } from "./deploy.ts";
 
 const command = deployCommand({
   transports: transportCatalog(["http"]),

@@ -8,7 +8,8 @@
 import { type CliIo, type Command, UsageError } from "./command.ts";
 import { parseCommandArgs, stringFlag } from "./describe.ts";
 import { formatFlag } from "./lint.ts";
-import { adminClient, CONNECTION_FLAGS, CONNECTION_USAGE, report, table } from "./instances.ts";
+import { adminClient, CONNECTION_FLAGS, CONNECTION_USAGE } from "./_admin_client.ts";
+import { report, table } from "./instances.ts";
 
 const USAGE = `Usage: sutra incidents [--kind instance|delivery|external-task] [--limit N] [options]
 
@@ -65,7 +66,10 @@ export const incidentsCommand: Command = {
       const value = stringFlag(parsed, name);
       if (value !== undefined) query.set(name, value);
     }
-    const answer = await adminClient(parsed, io).call("GET", `/admin/incidents?${query}`);
+    const answer = await adminClient(parsed, io, "incidents").call(
+      "GET",
+      `/admin/incidents?${query}`,
+    );
     return report(answer, format, io, (b) => incidentTable(b.incidents as Incident[]));
   },
 };

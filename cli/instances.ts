@@ -7,90 +7,17 @@
  *
  * @module
  */
-import { type Diagnostic, diagnostic, formatDiagnostic } from "../engine/core/diagnostic.ts";
-import { errorMessage } from "../engine/core/errors.ts";
-import { type CliIo, type Command, DiagnosticError, UsageError } from "./command.ts";
-import { DEFAULT_API_KEY_ENV, DEFAULT_ENGINE_URL, ENGINE_URL_ENV } from "./deploy.ts";
+import { type Diagnostic, formatDiagnostic } from "../engine/core/diagnostic.ts";
+import { type CliIo, type Command, UsageError } from "./command.ts";
+import {
+  type AdminAnswer,
+  type AdminClient,
+  adminClient,
+  CONNECTION_FLAGS,
+  CONNECTION_USAGE,
+} from "./_admin_client.ts";
 import { type CommandArgs, parseCommandArgs, stringFlag } from "./describe.ts";
 import { formatFlag } from "./lint.ts";
-
-/** Flags every admin command takes. */
-export const CONNECTION_FLAGS = {
-  "engine-url": { type: "string" },
-  "api-key-env": { type: "string" },
-  "api-key-header": { type: "string" },
-  format: { type: "string" },
-} as const;
-
-/** The connection flags as usage lines. */
-export const CONNECTION_USAGE =
-  `  --engine-url URL      base URL of the engine (default: \$${ENGINE_URL_ENV}, else
-                        ${DEFAULT_ENGINE_URL})
-  --api-key-env NAME    environment variable holding the admin API key
-                        (default ${DEFAULT_API_KEY_ENV})
-  --api-key-header H    header carrying the key (default x-api-key)
-  --format text|json    report format (default text)`;
-
-/** What the engine answered. */
-export interface AdminAnswer {
-  readonly status: number;
-  readonly body: Record<string, unknown>;
-}
-
-/** Calls the admin API of one engine. */
-export interface AdminClient {
-  call(method: string, path: string, body?: unknown): Promise<AdminAnswer>;
-}
-
-/** The client for the engine the flags (or the environment) name. */
-export function adminClient(parsed: CommandArgs, io: CliIo): AdminClient {
-  const url = stringFlag(parsed, "engine-url") ?? (io.env(ENGINE_URL_ENV) || DEFAULT_ENGINE_URL);
-  let base: URL;
-  try {
-    base = new URL(url);
-  } catch {
-    throw new UsageError(
-      `the engine URL (--engine-url or ${ENGINE_URL_ENV}) must be a URL, not '${url}'`,
-    );
-  }
-  if (base.protocol !== "http:" && base.protocol !== "https:") {
-    throw new UsageError(`the engine URL must be http or https, not '${base.protocol}'`);
-  }
-  const key = io.env(stringFlag(parsed, "api-key-env") ?? DEFAULT_API_KEY_ENV);
-  const header = stringFlag(parsed, "api-key-header") ?? "x-api-key";
-  const root = base.href.replace(/\/+$/, "");
-  return {
-    async call(method, path, body) {
-      let response: Response;
-      try {
-        response = await fetch(`${root}${path}`, {
-          method,
-          headers: {
-            ...(key ? { [header]: key } : {}),
-            ...(body === undefined ? {} : { "content-type": "application/json" }),
-          },
-          body: body === undefined ? undefined : JSON.stringify(body),
-        });
-      } catch (error) {
-        throw new DiagnosticError(diagnostic(
-          "SUTRA.CLI.ENGINE_UNREACHABLE",
-          `cannot reach the engine at ${root}: ${errorMessage(error)}`,
-          { attributes: { engineUrl: root } },
-        ));
-      }
-      const text = await response.text();
-      try {
-        return { status: response.status, body: JSON.parse(text) };
-      } catch {
-        throw new DiagnosticError(diagnostic(
-          "SUTRA.CLI.ENGINE_RESPONSE_INVALID",
-          `the engine answered ${response.status} with a body that is not JSON`,
-          { attributes: { status: response.status } },
-        ));
-      }
-    },
-  };
-}
 
 /**
  * Prints an answer: `render(body)` (or the JSON body) on stdout when it
@@ -409,7 +336,7 @@ export const instancesCommand: Command = {
       ...(sub === "list" ? LIST_FLAGS : sub === "migrate" ? MIGRATE_FLAGS : {}),
     });
     const format = formatFlag(stringFlag(parsed, "format"));
-    const client = adminClient(parsed, io);
+    const client = adminClient(parsed, io, "instances");
     switch (sub) {
       case "list":
         return await list(client, parsed, format, io);
