@@ -7,8 +7,15 @@
  * holder is killed.
  */
 import assert from "node:assert/strict";
-import { bootEngine, until } from "../runtime/support.ts";
-import { type EngineChild, spawnEngine } from "../support/engine_process.ts";
+import { until } from "../runtime/support.ts";
+import {
+  deployInto,
+  engineChild,
+  instanceCount,
+  killMidStream,
+  stopChild,
+} from "../support/broker_kill.ts";
+import type { EngineChild } from "../support/engine_process.ts";
 import {
   Broker,
   consumersOf,
@@ -17,84 +24,22 @@ import {
   rabbitTest,
   uniquePrefix,
 } from "../support/rabbitmq.ts";
-import { type ServerSchema, withServerDatabase } from "../support/test_database.ts";
-import type { Database } from "../../engine/persistence/mod.ts";
-
-/** Deploys the fixture into `target` with a short-lived in-process engine (nothing queued yet). */
-async function deploy(
-  target: ServerSchema,
-  url: string,
-  q: string,
-  singleton: boolean,
-): Promise<void> {
-  const engine = await bootEngine({
-    url: target.url,
-    schema: target.schema,
-    env: { SUTRA_TEST_RABBITMQ_URL: url },
-  });
-  try {
-    await engine.deployments.deploy(await rabbitPackage({ prefix: q, singleton }));
-  } finally {
-    await engine.stop();
-  }
-}
-
-function child(target: ServerSchema, url: string, cwd: string): EngineChild {
-  return spawnEngine({
-    cwd,
-    env: {
-      SUTRA_DATASOURCE_URL: target.url,
-      SUTRA_DATASOURCE_SCHEMA: target.schema,
-      SUTRA_TEST_RABBITMQ_URL: url,
-      SUTRA_ADMIN_OIDC_DEV_DISABLED: "true",
-      SUTRA_LOG: "info",
-      // Captures the killed engine acknowledged but never ran are run again soon.
-      SUTRA_INBOX_REDRIVE_AFTER: "PT1S",
-      SUTRA_ENGINE_SWEEP_INTERVAL: "PT0.5S",
-      // Sends the killed engine had claimed are taken over soon, not after the default minute.
-      SUTRA_OUTBOX_CLAIM_TIMEOUT: "PT2S",
-    },
-  });
-}
-
-async function instances(db: Database): Promise<number> {
-  const { rows } = await db.query<{ n: number }>("select count(*)::int as n from instances");
-  return rows[0].n;
-}
-
-async function stopChild(engine: EngineChild, signal: Deno.Signal = "SIGTERM"): Promise<void> {
-  try {
-    engine.kill(signal);
-  } catch {
-    // already gone
-  }
-  await engine.exited;
-}
+import { withServerDatabase } from "../support/test_database.ts";
 
 rabbitTest(
   "rabbitmq: an engine killed mid-stream applies every message exactly once after restart",
   async (url) => {
     const q = uniquePrefix("sigkill");
     const broker = await Broker.open(url);
-    const cwd = await Deno.makeTempDir({ prefix: "sutra-rq-" });
+    const confirmedIds = new Set<string>();
+    const confirmedOrders = new Set<string>();
     try {
       for (const name of fixtureQueues(q)) await broker.queue(name);
-      await withServerDatabase(async (db, target) => {
-        await deploy(target, url, q, false);
-        const orders = Array.from({ length: 1000 }, (_, i) => ({ orderId: `o${i}` }));
-        await broker.sendMany(`${q}.orders`, orders, "m-");
-        const first = child(target, url, cwd);
-        await first.started;
-        await until(async () => await instances(db) >= 200, 30_000);
-        await stopChild(first, "SIGKILL");
-        const killedAt = await instances(db);
-        assert.ok(killedAt < 1000, `the kill came after all ${killedAt} messages`);
-        const second = child(target, url, cwd);
-        const confirmedIds = new Set<string>();
-        const confirmedOrders = new Set<string>();
-        try {
-          await second.started;
-          await until(async () => await instances(db) >= 1000, 90_000);
+      await killMidStream({
+        env: { SUTRA_TEST_RABBITMQ_URL: url },
+        package: () => rabbitPackage({ prefix: q, singleton: false }),
+        send: (ids) => broker.sendMany(`${q}.orders`, ids.map((orderId) => ({ orderId })), "m-"),
+        settle: async () => {
           await until(async () => await broker.ready(`${q}.orders`) === 0, 30_000);
           // Every order is confirmed; a copy re-sent after the kill carries the same message-id.
           await until(async () => {
@@ -104,23 +49,17 @@ rabbitTest(
             }
             return confirmedIds.size >= 1000;
           }, 90_000);
-        } finally {
-          await stopChild(second);
-        }
-        assert.equal(await instances(db), 1000);
-        const { rows } = await db.query<{ n: number }>(
-          "select count(distinct instance_id)::int as n from instances",
-        );
-        assert.equal(rows[0].n, 1000);
-        // Nothing was left unacknowledged: the stopped engine's connection returned nothing.
-        assert.equal(await broker.ready(`${q}.orders`), 0);
-        assert.equal(await broker.ready(`${q}.orders.dlq`), 0);
-        assert.equal(confirmedIds.size, 1000);
-        assert.equal(confirmedOrders.size, 1000);
+        },
+        verify: async () => {
+          // Nothing was left unacknowledged: the stopped engine's connection returned nothing.
+          assert.equal(await broker.ready(`${q}.orders`), 0);
+          assert.equal(await broker.ready(`${q}.orders.dlq`), 0);
+          assert.equal(confirmedIds.size, 1000);
+          assert.equal(confirmedOrders.size, 1000);
+        },
       });
     } finally {
       await broker.close(fixtureQueues(q));
-      await Deno.remove(cwd, { recursive: true }).catch(() => {});
     }
   },
 );
@@ -135,8 +74,9 @@ rabbitTest(
     try {
       for (const name of fixtureQueues(q)) await broker.queue(name);
       await withServerDatabase(async (db, target) => {
-        await deploy(target, url, q, true);
-        engines.push(child(target, url, cwd), child(target, url, cwd));
+        const env = { SUTRA_TEST_RABBITMQ_URL: url };
+        await deployInto(target, env, await rabbitPackage({ prefix: q, singleton: true }));
+        engines.push(engineChild(target, env, cwd), engineChild(target, env, cwd));
         await Promise.all(engines.map((e) => e.started));
         const holderOf = () =>
           engines.findIndex((e) =>
@@ -169,7 +109,7 @@ rabbitTest(
           return seen.includes("after");
         }, 30_000);
         assert.ok(seen.every((o) => o === "before" || o === "after"), seen.join(", "));
-        assert.equal(await instances(db), 2);
+        assert.equal(await instanceCount(db), 2);
         await stopChild(survivor);
       });
     } finally {
