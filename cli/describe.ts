@@ -22,6 +22,7 @@ import {
   type QSource,
   readBpmn,
 } from "../engine/bpmn/mod.ts";
+import { namedImplementation } from "../engine/package/processes.ts";
 import { type CliIo, type Command, DiagnosticError, UsageError } from "./command.ts";
 import { errorMessage } from "../engine/core/errors.ts";
 
@@ -94,15 +95,10 @@ export function fileArgument(positionals: readonly string[]): string {
 export function describeImplementation(implementation: Implementation): string {
   switch (implementation.kind) {
     case "registered":
-      return `registered:${implementation.name}`;
     case "channel-call":
-      return `channel call ${implementation.channel}`;
     case "template":
-      return `template ${implementation.template}`;
     case "decision":
-      return `decision ${implementation.source}${
-        implementation.decision ? `#${implementation.decision}` : ""
-      }`;
+      return namedImplementation(implementation);
     case "script":
       return "FEEL script";
     case "send":

@@ -8,7 +8,7 @@
  * @module
  */
 import { implementationOf, isEvent, ModelIndex } from "../bpmn/mod.ts";
-import type { FlowNode } from "../bpmn/mod.ts";
+import type { FlowNode, Implementation } from "../bpmn/mod.ts";
 import type { LoadedPackage } from "./load.ts";
 
 /** A start event or a wait node of a process. */
@@ -76,10 +76,18 @@ function trigger(node: FlowNode): string {
   return implementationOf(node)?.kind === "wait" ? "relay" : node.kind;
 }
 
-/** What a task does, in a few words. */
-function does(node: FlowNode): string | undefined {
-  const implementation = implementationOf(node);
-  if (implementation === undefined) return undefined;
+/** An implementation that names what it calls: a registration, a channel, a template or a decision. */
+export type NamedImplementation = Extract<
+  Implementation,
+  { readonly kind: "registered" | "channel-call" | "template" | "decision" }
+>;
+
+/**
+ * What a naming implementation calls, in a few words (`registered:NAME`,
+ * `channel call C`, `template T`, `decision SOURCE#ID`): the wording every
+ * view of a package shares.
+ */
+export function namedImplementation(implementation: NamedImplementation): string {
   switch (implementation.kind) {
     case "registered":
       return `registered:${implementation.name}`;
@@ -91,6 +99,19 @@ function does(node: FlowNode): string | undefined {
       return `decision ${implementation.source}${
         implementation.decision ? `#${implementation.decision}` : ""
       }`;
+  }
+}
+
+/** What a task does, in a few words. */
+function does(node: FlowNode): string | undefined {
+  const implementation = implementationOf(node);
+  if (implementation === undefined) return undefined;
+  switch (implementation.kind) {
+    case "registered":
+    case "channel-call":
+    case "template":
+    case "decision":
+      return namedImplementation(implementation);
     case "unsupported":
       return `unsupported ${implementation.value}`;
     default:
