@@ -9,22 +9,11 @@ import assert from "node:assert/strict";
 import { type Family, parsePrometheusText } from "../support/prometheus_text.ts";
 import { startOtlpReceiver } from "../support/otlp_receiver.ts";
 import { tier2Test, withServerDatabase } from "../support/test_database.ts";
+import { METRIC_LABELS } from "../../engine/runtime/telemetry/metrics.ts";
 import { bootEngine, post, until } from "./support.ts";
 import { telemetryPackage, tracedEngine } from "./telemetry_support.ts";
 
-const ALLOWED = new Set([
-  "process",
-  "node",
-  "channel",
-  "lane",
-  "kind",
-  "outcome",
-  "code",
-  "scheme",
-  "destination",
-  "deployment",
-  "tenant",
-]);
+const ALLOWED = new Set<string>(METRIC_LABELS);
 
 function sum(family: Family | undefined, labels: Record<string, string> = {}): number {
   assert.ok(family, "the family is exposed");
