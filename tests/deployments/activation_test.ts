@@ -6,17 +6,11 @@
  */
 import assert from "node:assert/strict";
 import "../../io/datastores/mod.ts";
-import { systemClock } from "../../engine/core/mod.ts";
-import type { ResolveContext } from "../../engine/core/secrets.ts";
 import { type PackageFiles, sealPackage } from "../../engine/package/mod.ts";
-import { MEMORY_URL, openDatabase } from "../../engine/persistence/mod.ts";
-import { createAdminGate } from "../../engine/runtime/admin_auth.ts";
-import {
-  createDeploymentService,
-  DeploymentError,
-  type DeploymentService,
-} from "../../engine/runtime/deployments/mod.ts";
-import { configOf, fixtureFiles, migrateRuntime, recordingLogger, TRANSPORTS } from "./_support.ts";
+import { openDatabase } from "../../engine/persistence/mod.ts";
+import { DeploymentError, type DeploymentService } from "../../engine/runtime/deployments/mod.ts";
+import { fixtureFiles, TRANSPORTS } from "./_support.ts";
+import { withDeploymentService } from "../support/deployment_service.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -60,32 +54,14 @@ async function seal(edits: Edits = {}): Promise<Uint8Array> {
   return sealed.archive.bytes;
 }
 
-async function withService(
+function withService(
   env: Record<string, string>,
   body: (service: DeploymentService) => Promise<void>,
 ): Promise<void> {
-  const db = await openDatabase(MEMORY_URL);
-  await migrateRuntime(db);
-  const config = await configOf();
-  const { logger } = recordingLogger();
-  const resolve: ResolveContext = { env, secretsDir: "/nonexistent-secrets" };
-  const service = createDeploymentService({
-    db,
-    logger,
-    clock: systemClock,
-    config,
-    admin: await createAdminGate({ config, logger, env: {} }),
-    transports: TRANSPORTS,
-    sweepIntervalMs: 0,
-    resolve,
-  });
-  await service.boot();
-  try {
-    await body(service);
-  } finally {
-    await service.close();
-    await db.close();
-  }
+  return withDeploymentService(
+    { resolve: { env, secretsDir: "/nonexistent-secrets" } },
+    ({ service }) => body(service),
+  );
 }
 
 async function refusal(promise: Promise<unknown>): Promise<DeploymentError> {

@@ -5,131 +5,98 @@
  * its bytes change.
  */
 import assert from "node:assert/strict";
-import { systemClock } from "../../engine/core/mod.ts";
 import { DEFAULT_LIMITS } from "../../engine/package/mod.ts";
-import { MEMORY_URL, openDatabase } from "../../engine/persistence/mod.ts";
-import { createAdminGate } from "../../engine/runtime/admin_auth.ts";
-import { createDeploymentService } from "../../engine/runtime/deployments/mod.ts";
 import { startDirSource } from "../../engine/runtime/deployments/dir_source.ts";
-import {
-  configOf,
-  migrateRuntime,
-  recordingLogger,
-  sealLintFailure,
-  sealRevision,
-  SLOT,
-  TRANSPORTS,
-} from "./_support.ts";
+import { sealLintFailure, sealRevision, SLOT } from "./_support.ts";
+import { withDeploymentService } from "../support/deployment_service.ts";
 
 Deno.test("the dir source deploys, flips and drains as archives are added, replaced and removed", async () => {
   const dir = await Deno.makeTempDir();
-  const db = await openDatabase(MEMORY_URL);
-  await migrateRuntime(db);
-  const config = await configOf();
-  const { logger, lines } = recordingLogger();
-  const service = createDeploymentService({
-    db,
-    logger,
-    clock: systemClock,
-    config,
-    admin: await createAdminGate({ config, logger, env: {} }),
-    transports: TRANSPORTS,
-    sweepIntervalMs: 0,
-  });
-  await service.boot();
-  const source = await startDirSource({
-    dir,
-    service,
-    logger,
-    limits: DEFAULT_LIMITS,
-    intervalMs: 0,
-  });
-  const active = () =>
-    service.registry.list().filter((d) => d.status === "active").map((d) => d.deploymentId);
   try {
-    assert.deepEqual(await source.converge(), { deployed: [], undeployed: [], refused: [] });
-    const one = await sealRevision("One");
-    await Deno.writeFile(`${dir}/hello.sutra`, one.bytes);
-    await Deno.writeTextFile(`${dir}/README.txt`, "not an archive");
-    assert.deepEqual((await source.converge()).deployed, [one.deploymentId]);
-    assert.deepEqual(active(), [one.deploymentId]);
-    // Nothing changed: nothing to do.
-    assert.deepEqual(await source.converge(), { deployed: [], undeployed: [], refused: [] });
+    await withDeploymentService({}, async ({ service, logger, lines }) => {
+      const source = await startDirSource({
+        dir,
+        service,
+        logger,
+        limits: DEFAULT_LIMITS,
+        intervalMs: 0,
+      });
+      const active = () =>
+        service.registry.list().filter((d) => d.status === "active").map((d) => d.deploymentId);
+      try {
+        assert.deepEqual(await source.converge(), { deployed: [], undeployed: [], refused: [] });
+        const one = await sealRevision("One");
+        await Deno.writeFile(`${dir}/hello.sutra`, one.bytes);
+        await Deno.writeTextFile(`${dir}/README.txt`, "not an archive");
+        assert.deepEqual((await source.converge()).deployed, [one.deploymentId]);
+        assert.deepEqual(active(), [one.deploymentId]);
+        // Nothing changed: nothing to do.
+        assert.deepEqual(await source.converge(), { deployed: [], undeployed: [], refused: [] });
 
-    // Replaced by another revision of the slot: it flips, the first drains.
-    const two = await sealRevision("Two");
-    await Deno.writeFile(`${dir}/hello.sutra`, two.bytes);
-    assert.deepEqual((await source.converge()).deployed, [two.deploymentId]);
-    assert.deepEqual(active(), [two.deploymentId]);
-    assert.equal((await service.status(one.deploymentId))?.phase, "Draining");
+        // Replaced by another revision of the slot: it flips, the first drains.
+        const two = await sealRevision("Two");
+        await Deno.writeFile(`${dir}/hello.sutra`, two.bytes);
+        assert.deepEqual((await source.converge()).deployed, [two.deploymentId]);
+        assert.deepEqual(active(), [two.deploymentId]);
+        assert.equal((await service.status(one.deploymentId))?.phase, "Draining");
 
-    // A refused replacement leaves the slot serving and is reported once.
-    const broken = await sealLintFailure();
-    await Deno.writeFile(`${dir}/hello.sutra`, broken.bytes);
-    assert.deepEqual((await source.converge()).refused, ["hello.sutra"]);
-    assert.deepEqual(await source.converge(), { deployed: [], undeployed: [], refused: [] });
-    assert.deepEqual(active(), [two.deploymentId]);
-    assert.equal(
-      lines().filter((l) => l.code === "SUTRA.DEPLOY.LINT_FAILED" && l.file === "hello.sutra")
-        .length,
-      1,
-    );
-    // Corrupt bytes are refused too, without touching the slot.
-    await Deno.writeFile(`${dir}/hello.sutra`, new TextEncoder().encode("PK not a zip"));
-    assert.deepEqual((await source.converge()).refused, ["hello.sutra"]);
-    assert.deepEqual(active(), [two.deploymentId]);
+        // A refused replacement leaves the slot serving and is reported once.
+        const broken = await sealLintFailure();
+        await Deno.writeFile(`${dir}/hello.sutra`, broken.bytes);
+        assert.deepEqual((await source.converge()).refused, ["hello.sutra"]);
+        assert.deepEqual(await source.converge(), { deployed: [], undeployed: [], refused: [] });
+        assert.deepEqual(active(), [two.deploymentId]);
+        assert.equal(
+          lines().filter((l) => l.code === "SUTRA.DEPLOY.LINT_FAILED" && l.file === "hello.sutra")
+            .length,
+          1,
+        );
+        // Corrupt bytes are refused too, without touching the slot.
+        await Deno.writeFile(`${dir}/hello.sutra`, new TextEncoder().encode("PK not a zip"));
+        assert.deepEqual((await source.converge()).refused, ["hello.sutra"]);
+        assert.deepEqual(active(), [two.deploymentId]);
 
-    // Removed: the slot drains.
-    await Deno.remove(`${dir}/hello.sutra`);
-    assert.deepEqual((await source.converge()).undeployed, [SLOT]);
-    assert.deepEqual(active(), []);
-    assert.equal((await service.status(two.deploymentId))?.phase, "Draining");
+        // Removed: the slot drains.
+        await Deno.remove(`${dir}/hello.sutra`);
+        assert.deepEqual((await source.converge()).undeployed, [SLOT]);
+        assert.deepEqual(active(), []);
+        assert.equal((await service.status(two.deploymentId))?.phase, "Draining");
+      } finally {
+        await source.stop();
+      }
+    });
   } finally {
-    await source.stop();
-    await service.close();
-    await db.close();
     await Deno.remove(dir, { recursive: true });
   }
 });
 
 Deno.test("two archives of one slot are ambiguous and deploy neither", async () => {
   const dir = await Deno.makeTempDir();
-  const db = await openDatabase(MEMORY_URL);
-  await migrateRuntime(db);
-  const config = await configOf();
-  const { logger, lines } = recordingLogger();
-  const service = createDeploymentService({
-    db,
-    logger,
-    clock: systemClock,
-    config,
-    admin: await createAdminGate({ config, logger, env: {} }),
-    transports: TRANSPORTS,
-    sweepIntervalMs: 0,
-  });
-  await service.boot();
-  await Deno.writeFile(`${dir}/a.sutra`, (await sealRevision("One")).bytes);
-  await Deno.writeFile(`${dir}/b.sutra`, (await sealRevision("Two")).bytes);
-  // The first pass runs as the source starts.
-  const source = await startDirSource({
-    dir,
-    service,
-    logger,
-    limits: DEFAULT_LIMITS,
-    intervalMs: 0,
-  });
   try {
-    assert.equal(service.registry.list().length, 0);
-    assert.deepEqual((await source.converge()).refused, ["a.sutra", "b.sutra"]);
-    // Reported once while it stands, not on every pass.
-    const logged = lines().filter((l) => l.code === "SUTRA.DEPLOY.SOURCE_AMBIGUOUS");
-    assert.deepEqual(logged.map((l) => l.files), [["a.sutra", "b.sutra"]]);
-    await Deno.remove(`${dir}/a.sutra`);
-    assert.equal((await source.converge()).deployed.length, 1);
+    await withDeploymentService({}, async ({ service, logger, lines }) => {
+      await Deno.writeFile(`${dir}/a.sutra`, (await sealRevision("One")).bytes);
+      await Deno.writeFile(`${dir}/b.sutra`, (await sealRevision("Two")).bytes);
+      // The first pass runs as the source starts.
+      const source = await startDirSource({
+        dir,
+        service,
+        logger,
+        limits: DEFAULT_LIMITS,
+        intervalMs: 0,
+      });
+      try {
+        assert.equal(service.registry.list().length, 0);
+        assert.deepEqual((await source.converge()).refused, ["a.sutra", "b.sutra"]);
+        // Reported once while it stands, not on every pass.
+        const logged = lines().filter((l) => l.code === "SUTRA.DEPLOY.SOURCE_AMBIGUOUS");
+        assert.deepEqual(logged.map((l) => l.files), [["a.sutra", "b.sutra"]]);
+        await Deno.remove(`${dir}/a.sutra`);
+        assert.equal((await source.converge()).deployed.length, 1);
+      } finally {
+        await source.stop();
+      }
+    });
   } finally {
-    await source.stop();
-    await service.close();
-    await db.close();
     await Deno.remove(dir, { recursive: true });
   }
 });
