@@ -5,7 +5,13 @@
  *
  * @module
  */
-import { type Diagnostic, DiagnosticError, formatDiagnostic } from "../engine/core/diagnostic.ts";
+import {
+  type Diagnostic,
+  diagnostic,
+  DiagnosticError,
+  formatDiagnostic,
+} from "../engine/core/diagnostic.ts";
+import { errorMessage } from "../engine/core/errors.ts";
 
 /**
  * How much a command says on stderr besides its errors: `quiet` only errors,
@@ -164,6 +170,32 @@ export function asksJson(args: readonly string[]): boolean {
   return args.some((arg, i) =>
     arg === "--format=json" || (arg === "--format" && args[i + 1] === "json")
   );
+}
+
+/** A file a command was told to read, as bytes; one it cannot read is a `SUTRA.CLI.FILE_UNREADABLE` diagnostic. */
+export async function readInputFile(path: string): Promise<Uint8Array> {
+  try {
+    return await Deno.readFile(path);
+  } catch (error) {
+    throw unreadable(path, error);
+  }
+}
+
+/** A file a command was told to read, as text; one it cannot read is a `SUTRA.CLI.FILE_UNREADABLE` diagnostic. */
+export async function readInputText(path: string): Promise<string> {
+  try {
+    return await Deno.readTextFile(path);
+  } catch (error) {
+    throw unreadable(path, error);
+  }
+}
+
+function unreadable(path: string, error: unknown): DiagnosticError {
+  return new DiagnosticError(diagnostic(
+    "SUTRA.CLI.FILE_UNREADABLE",
+    `cannot read ${path}: ${errorMessage(error)}`,
+    { source: { uri: path } },
+  ));
 }
 
 /** Re-exported so commands can throw diagnostics without another import. */

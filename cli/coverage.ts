@@ -44,7 +44,7 @@ import {
   isSubsequence,
 } from "../engine/runtime/coverage/enumerate.ts";
 import { compileArchive } from "../engine/runtime/deployments/compile.ts";
-import { type CliIo, type Command, UsageError } from "./command.ts";
+import { type CliIo, type Command, readInputFile, readInputText, UsageError } from "./command.ts";
 import { type CommandArgs, parseCommandArgs, stringFlag } from "./describe.ts";
 import { formatFlag } from "./lint.ts";
 
@@ -257,16 +257,7 @@ async function openArchiveStore(
   options: CoverageCommandOptions,
 ) {
   const path = stringFlag(args, "archive")!;
-  let bytes: Uint8Array;
-  try {
-    bytes = await Deno.readFile(path);
-  } catch (error) {
-    throw new DiagnosticError(diagnostic(
-      "SUTRA.CLI.FILE_UNREADABLE",
-      `cannot read ${path}: ${errorMessage(error)}`,
-      { source: { uri: path } },
-    ));
-  }
+  const bytes = await readInputFile(path);
   const compiled = await compileArchive(bytes, {
     transports: options.transports,
     limits: DEFAULT_LIMITS,
@@ -348,7 +339,7 @@ async function initSingle(
   _io: CliIo,
   out: Out,
 ): Promise<number> {
-  const text = await readText(file);
+  const text = await readInputText(file);
   const loaded = await loadBpmn(text, { uri: file });
   if (!loaded.plan) {
     throw new DiagnosticError(loaded.diagnostics.filter((d) => d.severity === "ERROR"));
@@ -506,7 +497,7 @@ async function initCrossProcess(
   const subscriptions: Subscription[] = [];
   for await (const e of Deno.readDir(bpmnDir)) {
     if (!e.isFile || !e.name.endsWith(".bpmn")) continue;
-    const loaded = await loadBpmn(await readText(join(bpmnDir, e.name)), { uri: e.name });
+    const loaded = await loadBpmn(await readInputText(join(bpmnDir, e.name)), { uri: e.name });
     for (const p of loaded.plan?.processes ?? []) found.set(p.id, p);
     subscriptions.push(...loaded.plan?.subscriptions ?? []);
   }
@@ -600,20 +591,8 @@ function onePositional(args: CommandArgs, missing: string): string {
   return args.positionals[0];
 }
 
-async function readText(path: string): Promise<string> {
-  try {
-    return await Deno.readTextFile(path);
-  } catch (error) {
-    throw new DiagnosticError(diagnostic(
-      "SUTRA.CLI.FILE_UNREADABLE",
-      `cannot read ${path}: ${errorMessage(error)}`,
-      { source: { uri: path } },
-    ));
-  }
-}
-
 async function loadBpmnFile(path: string) {
-  return await loadBpmn(await readText(path), { uri: path });
+  return await loadBpmn(await readInputText(path), { uri: path });
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -21,7 +21,14 @@ import {
   sealPackage,
   type TransportCatalog,
 } from "../engine/package/mod.ts";
-import { type CliIo, type Command, DiagnosticError, UsageError, writeFindings } from "./command.ts";
+import {
+  type CliIo,
+  type Command,
+  DiagnosticError,
+  readInputFile,
+  UsageError,
+  writeFindings,
+} from "./command.ts";
 import {
   type AdminAnswer,
   callEngine,
@@ -154,7 +161,7 @@ export function deployCommand(options: DeployCommandOptions): Command {
       if (parsed.flags.wait === true || stringFlag(parsed, "wait-timeout") !== undefined) {
         throw new UsageError("--wait goes with --dir; the API path already waits for Active");
       }
-      const bytes = await readBytes(path);
+      const bytes = await readInputFile(path);
       connection.log.info(`read ${path} (${bytes.length} bytes)`);
       const asyncMode = parsed.flags.async === true;
       let answer = await upload(connection, bytes, { async: asyncMode, callback });
@@ -292,18 +299,6 @@ async function deploymentOf(argument: string): Promise<string> {
   const read = await readArchiveFile(argument);
   if (!read.archive) throw new DiagnosticError(read.diagnostics);
   return read.archive.deploymentId;
-}
-
-async function readBytes(path: string): Promise<Uint8Array> {
-  try {
-    return await Deno.readFile(path);
-  } catch (error) {
-    throw new DiagnosticError(diagnostic(
-      "SUTRA.CLI.FILE_UNREADABLE",
-      `cannot read ${path}: ${errorMessage(error)}`,
-      { source: { uri: path } },
-    ));
-  }
 }
 
 function upload(

@@ -8,7 +8,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { diagnostic, formatDiagnostic } from "../engine/core/diagnostic.ts";
+import { formatDiagnostic } from "../engine/core/diagnostic.ts";
 import {
   type Definitions,
   type EventNode,
@@ -23,7 +23,7 @@ import {
   readBpmn,
 } from "../engine/bpmn/mod.ts";
 import { namedImplementation } from "../engine/package/processes.ts";
-import { type CliIo, type Command, DiagnosticError, UsageError } from "./command.ts";
+import { type CliIo, type Command, DiagnosticError, readInputFile, UsageError } from "./command.ts";
 import { errorMessage } from "../engine/core/errors.ts";
 
 /**
@@ -32,16 +32,7 @@ import { errorMessage } from "../engine/core/errors.ts";
  * with its diagnostics.
  */
 export async function readModelArgument(path: string, io: CliIo): Promise<Definitions> {
-  let bytes: Uint8Array;
-  try {
-    bytes = await Deno.readFile(path);
-  } catch (error) {
-    throw new DiagnosticError(diagnostic(
-      "SUTRA.CLI.FILE_UNREADABLE",
-      `cannot read ${path}: ${errorMessage(error)}`,
-      { source: { uri: path } },
-    ));
-  }
+  const bytes = await readInputFile(path);
   const read = readBpmn(bytes, { uri: path });
   if (!read.definitions) throw new DiagnosticError(read.diagnostics);
   for (const d of read.diagnostics) io.stderr(`note: ${formatDiagnostic(d)}\n`);
