@@ -21,14 +21,7 @@ import { Buffer } from "node:buffer";
 import rhea from "rhea";
 import type { EventContext, Message } from "rhea";
 import { Amqp10Connection } from "../io/transports/amqp10/_connection.ts";
-import {
-  dropSchema,
-  firstTaken,
-  freshSchema,
-  inboxRate,
-  startBenchEngine,
-  statelessChannelPackage,
-} from "./_support.ts";
+import { channelRate, firstTaken } from "./_support.ts";
 
 /** Options for {@link amqp10BenchLine}. */
 export interface Amqp10BenchOptions {
@@ -114,33 +107,24 @@ async function rawLoop(o: Amqp10BenchOptions, address: string): Promise<number> 
 
 /** The engine: deploy, then time the preloaded queue from the first capture to the last run. */
 async function engineLoop(o: Amqp10BenchOptions, address: string): Promise<number> {
-  const schema = freshSchema();
-  const dir = await statelessChannelPackage("amqp10-bench", {
-    name: "bench-a10",
-    transport: "amqp10",
-    options: { url: "env:SUTRA_BENCH_AMQP10_URL", address, prefetch: o.prefetch },
-  });
   const admin = await amqp.connect(o.brokerUrl);
-  const queue = queueOf(address);
-  const probe = await admin.createChannel();
-  const since = firstTaken(async () => (await probe.checkQueue(queue)).messageCount, o.messages);
-  const engine = await startBenchEngine({
-    env: {
-      SUTRA_BENCH_AMQP10_URL: o.brokerUrl,
-      SUTRA_INSTANCE_RETENTION: "PT0S",
-      ...(o.database
-        ? { SUTRA_DATASOURCE_URL: o.database, SUTRA_DATASOURCE_SCHEMA: schema }
-        : { SUTRA_DATASOURCE_URL: "memory://" }),
-    },
-    packages: [dir],
-  });
   try {
-    return await inboxRate(engine.database.query.bind(engine.database), o.messages, since);
+    const queue = queueOf(address);
+    const probe = await admin.createChannel();
+    return await channelRate({
+      module: "amqp10-bench",
+      channel: {
+        name: "bench-a10",
+        transport: "amqp10",
+        options: { url: "env:SUTRA_BENCH_AMQP10_URL", address, prefetch: o.prefetch },
+      },
+      messages: o.messages,
+      ...(o.database ? { database: o.database } : {}),
+      env: { SUTRA_BENCH_AMQP10_URL: o.brokerUrl },
+      clock: firstTaken(async () => (await probe.checkQueue(queue)).messageCount, o.messages),
+    });
   } finally {
-    await engine.stop();
     await admin.close();
-    await Deno.remove(dir, { recursive: true });
-    if (o.database) await dropSchema(o.database, schema);
   }
 }
 
@@ -181,8 +165,5 @@ if (import.meta.main) {
   });
   lines.rate("raw rhea receive+accept", rates.raw);
   lines.rate("amqp10 on-persist stateless", rates.engine);
-  lines.record({
-    scenario: "ratio amqp10/raw",
-    ratio: Math.round((rates.engine / rates.raw) * 1000) / 1000,
-  });
+  lines.ratio("ratio amqp10/raw", rates.engine, rates.raw);
 }

@@ -21,14 +21,7 @@
  */
 import { Kafka, logLevel, Partitioners } from "kafkajs";
 import { KafkaTestBroker } from "../tests/support/kafka_broker/mod.ts";
-import {
-  dropSchema,
-  firstTaken,
-  freshSchema,
-  inboxRate,
-  startBenchEngine,
-  statelessChannelPackage,
-} from "./_support.ts";
+import { channelRate, firstTaken } from "./_support.ts";
 
 /** Options for {@link kafkaBenchLine}. */
 export interface KafkaBenchOptions {
@@ -143,13 +136,7 @@ async function engineLoop(
   topic: string,
   double: KafkaTestBroker | undefined,
 ): Promise<number> {
-  const schema = freshSchema();
   const channel = "bench-kafka";
-  const dir = await statelessChannelPackage("kafka-bench", {
-    name: channel,
-    transport: "kafka",
-    options: { brokers: "env:SUTRA_BENCH_KAFKA_BROKERS", topic, "max-wait": "PT0.1S" },
-  });
   const admin = kafka.admin();
   await admin.connect();
   const group = `sutra.default.${channel}`;
@@ -165,23 +152,21 @@ async function engineLoop(
       const [offsets] = await admin.fetchOffsets({ groupId: group, topics: [topic] });
       return o.messages - Math.max(0, Number(offsets.partitions[0]?.offset ?? -1));
     }, o.messages);
-  const engine = await startBenchEngine({
-    env: {
-      SUTRA_BENCH_KAFKA_BROKERS: brokers,
-      SUTRA_INSTANCE_RETENTION: "PT0S",
-      ...(o.database
-        ? { SUTRA_DATASOURCE_URL: o.database, SUTRA_DATASOURCE_SCHEMA: schema }
-        : { SUTRA_DATASOURCE_URL: "memory://" }),
-    },
-    packages: [dir],
-  });
   try {
-    return await inboxRate(engine.database.query.bind(engine.database), o.messages, since);
+    return await channelRate({
+      module: "kafka-bench",
+      channel: {
+        name: channel,
+        transport: "kafka",
+        options: { brokers: "env:SUTRA_BENCH_KAFKA_BROKERS", topic, "max-wait": "PT0.1S" },
+      },
+      messages: o.messages,
+      ...(o.database ? { database: o.database } : {}),
+      env: { SUTRA_BENCH_KAFKA_BROKERS: brokers },
+      clock: since,
+    });
   } finally {
-    await engine.stop();
     await admin.disconnect();
-    await Deno.remove(dir, { recursive: true });
-    if (o.database) await dropSchema(o.database, schema);
   }
 }
 
@@ -204,8 +189,5 @@ if (import.meta.main) {
   lines.rate("raw kafkajs consume, commit per batch", rates.rawBatch);
   lines.rate("raw kafkajs consume+commit per record", rates.raw);
   lines.rate("kafka on-persist stateless", rates.engine);
-  lines.record({
-    scenario: "ratio kafka/raw",
-    ratio: Math.round((rates.engine / rates.raw) * 1000) / 1000,
-  });
+  lines.ratio("ratio kafka/raw", rates.engine, rates.raw);
 }

@@ -33,7 +33,7 @@ import {
   type PubSubTarget,
   TEST_PROJECT,
 } from "../tests/support/pubsub_server/mod.ts";
-import { dropSchema, freshSchema, startBenchEngine, statelessChannelPackage } from "./_support.ts";
+import { channelRate } from "./_support.ts";
 
 /** Options for {@link pubsubBenchLine}. */
 export interface PubSubBenchOptions {
@@ -111,43 +111,36 @@ async function engineLoop(
   o: PubSubBenchOptions,
   topic: string,
 ): Promise<number> {
-  const schema = freshSchema();
-  const dir = await statelessChannelPackage("pubsub-bench", {
-    name: "bench-pubsub",
-    transport: "pubsub",
-    options: {
-      project: TEST_PROJECT,
-      endpoint: target.host,
-      topic,
-      subscription: `${topic}-sub`,
-      "max-messages": o.maxMessages,
+  return await channelRate({
+    module: "pubsub-bench",
+    channel: {
+      name: "bench-pubsub",
+      transport: "pubsub",
+      options: {
+        project: TEST_PROJECT,
+        endpoint: target.host,
+        topic,
+        subscription: `${topic}-sub`,
+        "max-messages": o.maxMessages,
+      },
+    },
+    messages: o.messages,
+    ...(o.database ? { database: o.database } : {}),
+    clock: async (engine) => {
+      // A run leaves its capture plus a dedup record keyed `@…`: count the captures.
+      const count = async () =>
+        (await engine.database.query<{ taken: number; ran: number }>(
+          `select (count(*) filter (where event_id not like '@%'))::int as taken,
+                  (count(*) filter (where event_id not like '@%' and state = 'done'))::int as ran
+             from inbox`,
+        )).rows[0];
+      let started = 0;
+      while ((started = (await count()).taken) === 0) await new Promise((r) => setTimeout(r, 5));
+      const first = performance.now();
+      while ((await count()).ran < o.messages) await new Promise((r) => setTimeout(r, 20));
+      return (o.messages - started) / ((performance.now() - first) / 1000);
     },
   });
-  const engine = await startBenchEngine({
-    env: {
-      SUTRA_INSTANCE_RETENTION: "PT0S",
-      ...(o.database ? { SUTRA_DATASOURCE_URL: o.database, SUTRA_DATASOURCE_SCHEMA: schema } : {}),
-    },
-    packages: [dir],
-  });
-  // A run leaves its capture plus a dedup record keyed `@…`: count the captures.
-  const count = async () =>
-    (await engine.database.query<{ taken: number; ran: number }>(
-      `select (count(*) filter (where event_id not like '@%'))::int as taken,
-              (count(*) filter (where event_id not like '@%' and state = 'done'))::int as ran
-         from inbox`,
-    )).rows[0];
-  try {
-    let started = 0;
-    while ((started = (await count()).taken) === 0) await new Promise((r) => setTimeout(r, 5));
-    const first = performance.now();
-    while ((await count()).ran < o.messages) await new Promise((r) => setTimeout(r, 20));
-    return (o.messages - started) / ((performance.now() - first) / 1000);
-  } finally {
-    await engine.stop();
-    await Deno.remove(dir, { recursive: true });
-    if (o.database) await dropSchema(o.database, schema);
-  }
 }
 
 if (import.meta.main) {
@@ -169,8 +162,5 @@ if (import.meta.main) {
   });
   lines.rate("raw pubsub streaming pull+ack", rates.raw);
   lines.rate("pubsub on-persist stateless", rates.engine);
-  lines.record({
-    scenario: "ratio pubsub/raw",
-    ratio: Math.round((rates.engine / rates.raw) * 1000) / 1000,
-  });
+  lines.ratio("ratio pubsub/raw", rates.engine, rates.raw);
 }

@@ -30,14 +30,7 @@ import {
 import "../io/transports/sqs/mod.ts";
 import { sqsClient } from "../io/transports/sqs/_client.ts";
 import { Fauxqs } from "../tests/support/sqs.ts";
-import {
-  dropSchema,
-  firstTaken,
-  freshSchema,
-  inboxRate,
-  startBenchEngine,
-  statelessChannelPackage,
-} from "./_support.ts";
+import { channelRate, firstTaken } from "./_support.ts";
 
 /** Options for {@link sqsBenchLine}. */
 export interface SqsBenchOptions {
@@ -153,19 +146,6 @@ async function engineLoop(
   endpoint: string,
   queue: { name: string; url: string },
 ): Promise<number> {
-  const schema = freshSchema();
-  const dir = await statelessChannelPackage("sqs-bench", {
-    name: "bench-sqs",
-    transport: "sqs",
-    options: {
-      queue: queue.name,
-      endpoint: "env:SUTRA_BENCH_SQS_ENDPOINT",
-      "access-key-id": CREDENTIALS.accessKeyId,
-      "secret-access-key": "env:SUTRA_BENCH_SQS_SECRET",
-      prefetch: o.prefetch,
-      "wait-time": "PT1S",
-    },
-  });
   const visible = async () =>
     Number(
       (await client.send(
@@ -175,25 +155,28 @@ async function engineLoop(
         }),
       )).Attributes?.ApproximateNumberOfMessages ?? 0,
     );
-  const since = firstTaken(visible, o.messages);
-  const engine = await startBenchEngine({
+  return await channelRate({
+    module: "sqs-bench",
+    channel: {
+      name: "bench-sqs",
+      transport: "sqs",
+      options: {
+        queue: queue.name,
+        endpoint: "env:SUTRA_BENCH_SQS_ENDPOINT",
+        "access-key-id": CREDENTIALS.accessKeyId,
+        "secret-access-key": "env:SUTRA_BENCH_SQS_SECRET",
+        prefetch: o.prefetch,
+        "wait-time": "PT1S",
+      },
+    },
+    messages: o.messages,
+    ...(o.database ? { database: o.database } : {}),
     env: {
       SUTRA_BENCH_SQS_ENDPOINT: endpoint,
       SUTRA_BENCH_SQS_SECRET: CREDENTIALS.secretAccessKey,
-      SUTRA_INSTANCE_RETENTION: "PT0S",
-      ...(o.database
-        ? { SUTRA_DATASOURCE_URL: o.database, SUTRA_DATASOURCE_SCHEMA: schema }
-        : { SUTRA_DATASOURCE_URL: "memory://" }),
     },
-    packages: [dir],
+    clock: firstTaken(visible, o.messages),
   });
-  try {
-    return await inboxRate(engine.database.query.bind(engine.database), o.messages, since);
-  } finally {
-    await engine.stop();
-    await Deno.remove(dir, { recursive: true });
-    if (o.database) await dropSchema(o.database, schema);
-  }
 }
 
 if (import.meta.main) {
@@ -217,8 +200,5 @@ if (import.meta.main) {
   });
   lines.rate("raw client-sqs receive+delete", rates.raw);
   lines.rate("sqs on-persist stateless", rates.engine);
-  lines.record({
-    scenario: "ratio sqs/raw",
-    ratio: Math.round((rates.engine / rates.raw) * 1000) / 1000,
-  });
+  lines.ratio("ratio sqs/raw", rates.engine, rates.raw);
 }

@@ -324,6 +324,56 @@ ${options.join("")}`,
   return dir;
 }
 
+/** Options for {@link channelRate}. */
+export interface ChannelRateOptions {
+  /** The package's module name (also its temporary directory's prefix). */
+  readonly module: string;
+  readonly channel: BenchChannel;
+  readonly messages: number;
+  /** A PostgreSQL server URL for the engine's state (a fresh schema, dropped after); in-memory PGlite without it. */
+  readonly database?: string;
+  /** Settings the channel's `env:` options name. */
+  readonly env?: Readonly<Record<string, string>>;
+  /**
+   * When the broker saw the consumer start taking ({@link firstTaken}, started
+   * before this call), timed to the last run by {@link inboxRate}; or a
+   * measure of its own on the running engine.
+   */
+  readonly clock: Promise<number> | ((engine: RunningEngine) => Promise<number>);
+}
+
+/**
+ * The engine half of a transport line: writes a {@link statelessChannelPackage},
+ * starts an engine on it with instance retention PT0S, measures messages per
+ * second by `clock`, then stops the engine and removes the package and schema.
+ */
+export async function channelRate(o: ChannelRateOptions): Promise<number> {
+  const schema = freshSchema();
+  const dir = await statelessChannelPackage(o.module, o.channel);
+  try {
+    const engine = await startBenchEngine({
+      env: {
+        ...o.env,
+        SUTRA_INSTANCE_RETENTION: "PT0S",
+        ...(o.database
+          ? { SUTRA_DATASOURCE_URL: o.database, SUTRA_DATASOURCE_SCHEMA: schema }
+          : { SUTRA_DATASOURCE_URL: "memory://" }),
+      },
+      packages: [dir],
+    });
+    try {
+      return typeof o.clock === "function"
+        ? await o.clock(engine)
+        : await inboxRate(engine.database.query.bind(engine.database), o.messages, o.clock);
+    } finally {
+      await engine.stop();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+    if (o.database) await dropSchema(o.database, schema);
+  }
+}
+
 /** A schema name no other run uses, for one bench run on a shared server. */
 export function freshSchema(): string {
   return `sutra_bench_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
@@ -373,6 +423,8 @@ export interface BenchLines {
   rate(scenario: string, perSecond: number, extra?: Readonly<Record<string, unknown>>): void;
   /** Any other line: `fields` after the bench's name. */
   record(fields: Readonly<Record<string, unknown>>): void;
+  /** A ratio line: `engine / raw`, rounded to three decimals. */
+  ratio(scenario: string, engine: number, raw: number): void;
 }
 
 /** Prints the JSON lines of the bench `bench`; `common` goes on every throughput line. */
@@ -387,5 +439,9 @@ export function benchLines(bench: string, common: Readonly<Record<string, unknow
         ...extra,
       })),
     record: (fields) => console.log(JSON.stringify({ bench, ...fields })),
+    ratio: (scenario, engine, raw) =>
+      console.log(
+        JSON.stringify({ bench, scenario, ratio: Math.round((engine / raw) * 1000) / 1000 }),
+      ),
   };
 }

@@ -51,15 +51,12 @@ import type { RunningEngine } from "../engine/runtime/mod.ts";
 import {
   benchArgs,
   benchLines,
+  channelRate,
   cpuMeter,
   type CpuUse,
-  dropSchema,
   firstTaken,
-  freshSchema,
   inboxRate,
   serverUrl,
-  startBenchEngine,
-  statelessChannelPackage,
 } from "./_support.ts";
 import { amqp10BenchLine } from "./_amqp10_bench_line.ts";
 import { kafkaBenchLine } from "./_kafka_bench_line.ts";
@@ -174,49 +171,46 @@ async function engineLoop(
 ): Promise<
   { rate: number; cpu: CpuUse; statementsPerMessage: number; transactionsPerMessage: number }
 > {
-  const schema = freshSchema();
-  const dir = await statelessChannelPackage("transports-bench", {
-    name: "bench-in",
-    transport: "rabbitmq",
-    options: { url: "env:SUTRA_TEST_RABBITMQ_URL", queue, prefetch },
-  });
   const meter = cpuMeter();
   const since = firstTaken(
     async () => (await channel.checkQueue(queue)).messageCount,
     messages,
     () => meter.start(),
   );
-  const engine = await startBenchEngine({
-    env: {
-      SUTRA_TEST_RABBITMQ_URL: brokerUrl,
-      SUTRA_INSTANCE_RETENTION: "PT0S",
-      ...(database
-        ? { SUTRA_DATASOURCE_URL: database, SUTRA_DATASOURCE_SCHEMA: schema }
-        : { SUTRA_DATASOURCE_URL: "memory://" }),
+  let statements = 0;
+  let transactions = 0;
+  let cpu: CpuUse | undefined;
+  const rate = await channelRate({
+    module: "transports-bench",
+    channel: {
+      name: "bench-in",
+      transport: "rabbitmq",
+      options: { url: "env:SUTRA_TEST_RABBITMQ_URL", queue, prefetch },
     },
-    packages: [dir],
+    messages,
+    ...(database ? { database } : {}),
+    env: { SUTRA_TEST_RABBITMQ_URL: brokerUrl },
+    clock: async (engine) => {
+      const counted = countStatements(engine.database);
+      try {
+        const rate = await inboxRate(counted.uncounted.query, messages, since);
+        cpu = meter.stop(rate);
+        return rate;
+      } finally {
+        ({ statements, transactions } = counted);
+        counted.restore();
+      }
+    },
   });
-  const counted = countStatements(engine.database);
-  try {
-    const rate = await inboxRate(counted.uncounted.query, messages, since);
-    // Counted from the deploy on: every message's statements (bar a first few at most).
-    const perMessage = (n: number) => Math.round((n / messages) * 100) / 100;
-    return {
-      rate,
-      cpu: meter.stop(rate),
-      statementsPerMessage: perMessage(counted.statements),
-      transactionsPerMessage: perMessage(counted.transactions),
-    };
-  } finally {
-    counted.restore();
-    await engine.stop();
-    await Deno.remove(dir, { recursive: true });
-    if (database) await dropSchema(database, schema);
-  }
+  // Counted from the deploy on: every message's statements (bar a first few at most).
+  const perMessage = (n: number) => Math.round((n / messages) * 100) / 100;
+  return {
+    rate,
+    cpu: cpu!,
+    statementsPerMessage: perMessage(statements),
+    transactionsPerMessage: perMessage(transactions),
+  };
 }
-
-/** Rounds a ratio to three decimals. */
-const ratio = (engine: number, raw: number) => Math.round((engine / raw) * 1000) / 1000;
 
 /** The rabbitmq line: the raw amqplib loop, then the engine, on two fresh queues. */
 async function rabbitmqLine(connection: Connection): Promise<void> {
@@ -235,7 +229,7 @@ async function rabbitmqLine(connection: Connection): Promise<void> {
       statementsPerMessage: engine.statementsPerMessage,
       transactionsPerMessage: engine.transactionsPerMessage,
     });
-    lines.record({ scenario: "ratio engine/raw", ratio: ratio(engine.rate, raw.rate) });
+    lines.ratio("ratio engine/raw", engine.rate, raw.rate);
   } finally {
     for (const q of [rawQueue, engineQueue, `${engineQueue}.dlq`]) {
       await channel.deleteQueue(q).catch(() => {});
@@ -262,7 +256,7 @@ const LINES: Record<string, () => Promise<void>> = {
     const a10 = await amqp10BenchLine({ brokerUrl, messages, prefetch, database });
     lines.rate("raw rhea receive+accept", a10.raw);
     lines.rate("amqp10 on-persist stateless", a10.engine);
-    lines.record({ scenario: "ratio amqp10 engine/raw", ratio: ratio(a10.engine, a10.raw) });
+    lines.ratio("ratio amqp10 engine/raw", a10.engine, a10.raw);
   },
   // fauxqs, started for the run, unless SUTRA_TEST_SQS_ENDPOINT names an endpoint.
   sqs: async () => {
@@ -271,7 +265,7 @@ const LINES: Record<string, () => Promise<void>> = {
     const where = { endpoint: endpoint ? "external" : "fauxqs" };
     lines.rate("raw client-sqs receive+delete", sqs.raw, where);
     lines.rate("sqs on-persist stateless", sqs.engine, where);
-    lines.record({ scenario: "ratio sqs/raw", ratio: ratio(sqs.engine, sqs.raw) });
+    lines.ratio("ratio sqs/raw", sqs.engine, sqs.raw);
   },
   // The Kafka test double in this process, unless SUTRA_TEST_KAFKA_BROKERS names a cluster.
   kafka: async () => {
@@ -281,18 +275,15 @@ const LINES: Record<string, () => Promise<void>> = {
     lines.rate("raw kafkajs consume+commit per record", kafka.raw, where);
     lines.rate("raw kafkajs consume+commit per batch", kafka.rawBatch, where);
     lines.rate("kafka on-persist stateless", kafka.engine, where);
-    lines.record({ scenario: "ratio kafka/raw per record", ratio: ratio(kafka.engine, kafka.raw) });
-    lines.record({
-      scenario: "ratio kafka/raw per batch",
-      ratio: ratio(kafka.engine, kafka.rawBatch),
-    });
+    lines.ratio("ratio kafka/raw per record", kafka.engine, kafka.raw);
+    lines.ratio("ratio kafka/raw per batch", kafka.engine, kafka.rawBatch);
   },
   // The Pub/Sub test double in this process, unless SUTRA_TEST_PUBSUB_EMULATOR_HOST names one.
   pubsub: async () => {
     const ps = await pubsubBenchLine({ messages, maxMessages: pubsubWindow, database });
     lines.rate("raw pubsub streaming pull+ack", ps.raw, { maxMessages: pubsubWindow });
     lines.rate("pubsub on-persist stateless", ps.engine, { maxMessages: pubsubWindow });
-    lines.record({ scenario: "ratio pubsub/raw", ratio: ratio(ps.engine, ps.raw) });
+    lines.ratio("ratio pubsub/raw", ps.engine, ps.raw);
   },
 };
 
