@@ -20,10 +20,24 @@
  *   one, a channel that cannot be consumed is reported once), with
  *   {@link startConsumer} starting it behind the {@link singletonGate} of a
  *   `singleton: true` channel;
+ * - {@link ConsumerLoop}: a consumer's start/stop around
+ *   {@link keepConnected}, draining what is in hand on stop;
+ * - {@link SerialRuns}: start/stop for a consumer whose runs take their
+ *   own abort signal, a run starting only once the last one ended;
+ * - {@link deliverForVerdict}: deliver one message and hear its verdict
+ *   (waiting for the instances on `on-complete`, {@link ABANDON} when the
+ *   consumer stops first), after {@link unwrapStructured} unwrapped a
+ *   structured CloudEvent;
+ * - {@link brokerTransport}: the transport factory built on them, given a
+ *   transport's option reader, consumer and sink;
  * - CloudEvents: {@link inboundHeaderName} / {@link outboundHeaderName} for
  *   binary mode, {@link unwrapCloudEvent} for structured mode;
  * - {@link addHeaders} / {@link headerText}: typed broker headers → the
  *   delivery's lower-case string headers;
+ * - {@link destinationInvalid} / {@link publishFailed}: a sink's poison and
+ *   retry answers;
+ * - {@link namedChannel} / {@link firstValidOptions}: the channel whose
+ *   settings a sink publishes with;
  * - {@link OptionReader}: a channel's `options:` block, with
  *   `SUTRA.BROKER.OPTIONS_INVALID` for what is wrong.
  *
@@ -77,7 +91,7 @@ export {
   unwrapCloudEvent,
 } from "./cloudevents.ts";
 export { addHeaders, headerText } from "./headers.ts";
-export { OptionReader } from "./options.ts";
+export { optionInvalid, OptionReader } from "./options.ts";
 export {
   ChannelConsumers,
   type ChannelConsumersOptions,
@@ -87,3 +101,14 @@ export {
   startConsumer,
   type StartConsumerOptions,
 } from "./channel_consumers.ts";
+export { brokerTransport, type BrokerTransportOptions } from "./broker_transport.ts";
+export {
+  ABANDON,
+  deliverForVerdict,
+  type DeliverForVerdictOptions,
+  unwrapStructured,
+} from "./deliver.ts";
+export { ConsumerLoop, type ConsumerLoopOptions } from "./consumer_loop.ts";
+export { type Run, SerialRuns } from "./serial_runs.ts";
+export { destinationInvalid, publishFailed } from "./sink_results.ts";
+export { firstValidOptions, namedChannel } from "./sink_channels.ts";

@@ -86,10 +86,18 @@ export class OptionReader {
   }
 
   #bad(key: string, expected: string): void {
-    this.problems.push(diagnostic(
-      "SUTRA.BROKER.OPTIONS_INVALID",
-      `channel '${this.#channel}': option '${key}' must be ${expected}`,
-      { attributes: { channel: this.#channel, option: key } },
-    ));
+    this.problems.push(optionInvalid(this.#channel, key, `must be ${expected}`));
   }
+}
+
+/**
+ * `SUTRA.BROKER.OPTIONS_INVALID` for option `option` of channel `channel`;
+ * `why` completes the sentence (e.g. `must differ from the topic it serves`).
+ */
+export function optionInvalid(channel: string, option: string, why: string): Diagnostic {
+  return diagnostic(
+    "SUTRA.BROKER.OPTIONS_INVALID",
+    `channel '${channel}': option '${option}' ${why}`,
+    { attributes: { channel, option } },
+  );
 }

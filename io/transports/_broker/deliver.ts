@@ -1,0 +1,93 @@
+/**
+ * Handing one broker message to the engine and hearing its verdict, the
+ * same on every broker: the transport builds the engine's view of the
+ * message ({@link unwrapStructured} unwraps a structured CloudEvent), and
+ * {@link deliverForVerdict} delivers it and, on an `on-complete` channel,
+ * waits for the instance to settle it, unless the consumer stops first.
+ *
+ * @module
+ */
+import type { Diagnostic } from "../../../engine/core/diagnostic.ts";
+import type {
+  AckVerdict,
+  BoundChannel,
+  InboundDelivery,
+  TransportContext,
+} from "../../../engine/core/transport.ts";
+import { isStructuredCloudEvent, unwrapCloudEvent } from "./cloudevents.ts";
+import { type BrokerVerdict, verdictOf, verdictOfAck } from "./verdict.ts";
+
+/**
+ * The verdict of a message whose on-complete hold the consumer dropped by
+ * stopping: it is neither acknowledged nor refused, so the broker gives it
+ * out again.
+ */
+export const ABANDON: unique symbol = Symbol("abandon");
+
+/** Options for {@link deliverForVerdict}. */
+export interface DeliverForVerdictOptions {
+  readonly context: TransportContext;
+  readonly channel: BoundChannel;
+  /** Aborted when the consumer stops. */
+  readonly signal: AbortSignal;
+  /**
+   * The engine's view of the message, given the deferral of an
+   * `on-complete` channel (undefined on `on-persist`), or the diagnostic
+   * that refuses it for good.
+   */
+  delivery(deferral: InboundDelivery["deferral"]): InboundDelivery | Diagnostic;
+}
+
+/**
+ * Delivers a message and says what becomes of it: a refused view is
+ * dead-lettered; on `on-persist` the delivery's outcome decides; on
+ * `on-complete` a settled delivery waits for the instance's ack verdict,
+ * or is {@link ABANDON}ed when `signal` aborts first (stopping drops the
+ * engine's holds unsettled).
+ */
+export async function deliverForVerdict(
+  o: DeliverForVerdictOptions,
+): Promise<BrokerVerdict | typeof ABANDON> {
+  const onComplete = o.channel.ackMode === "on-complete";
+  let heard: (v: AckVerdict) => void = () => {};
+  const deferred = new Promise<AckVerdict>((resolve) => heard = resolve);
+  const delivery = o.delivery(onComplete ? { settle: (v) => heard(v) } : undefined);
+  if ("code" in delivery) return { action: "dead-letter", diagnostic: delivery };
+  const outcome = await o.context.deliver(delivery);
+  if (outcome.kind === "settled" && onComplete) {
+    const heardOrStopped = await Promise.race([deferred, aborted(o.signal)]);
+    return heardOrStopped === ABANDON ? ABANDON : verdictOfAck(heardOrStopped);
+  }
+  return verdictOf(outcome);
+}
+
+/**
+ * `delivery` as the engine sees it: unchanged, unless the channel is in
+ * structured CloudEvents mode or the content type announces a structured
+ * CloudEvent; then the event is unwrapped (keeping the delivery's deferral
+ * and reply address), or the diagnostic that refuses it is returned.
+ */
+export function unwrapStructured(
+  delivery: InboundDelivery,
+  channel: BoundChannel,
+): InboundDelivery | Diagnostic {
+  const structured = channel.declaration.cloudeventsMode === "structured" ||
+    isStructuredCloudEvent(delivery.contentType);
+  if (!structured) return delivery;
+  const unwrapped = unwrapCloudEvent(delivery);
+  if ("code" in unwrapped) return unwrapped;
+  return {
+    ...delivery,
+    ...unwrapped,
+    ...(delivery.deferral ? { deferral: delivery.deferral } : {}),
+    ...(delivery.replyTo ? { replyTo: delivery.replyTo } : {}),
+  };
+}
+
+/** Resolves with {@link ABANDON} once `signal` aborts. */
+function aborted(signal: AbortSignal): Promise<typeof ABANDON> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve(ABANDON);
+    else signal.addEventListener("abort", () => resolve(ABANDON), { once: true });
+  });
+}
