@@ -12,21 +12,18 @@ import type { Diagnostic } from "../../../engine/core/diagnostic.ts";
 import { errorMessage } from "../../../engine/core/errors.ts";
 import type { Logger } from "../../../engine/core/log.ts";
 import type {
-  AckVerdict,
   BoundChannel,
-  DeliveryOutcome,
   InboundDelivery,
   TransportContext,
 } from "../../../engine/core/transport.ts";
 import {
+  ABANDON,
   type BrokerVerdict,
+  ConsumerLoop,
   deadLetterHeaders,
-  isStructuredCloudEvent,
-  keepConnected,
+  deliverForVerdict,
   RedeliveryBudget,
-  unwrapCloudEvent,
-  verdictOf,
-  verdictOfAck,
+  unwrapStructured,
 } from "../_broker/mod.ts";
 import {
   amqp,
@@ -39,10 +36,6 @@ import {
 } from "./_amqp.ts";
 import { connectionUrl, type RabbitChannelOptions } from "./options.ts";
 import { replyDestination } from "./sink.ts";
-
-const STOPPED = Symbol("stopped");
-/** Neither ack nor nack: the consumer is stopping and the broker requeues the message on close. */
-const ABANDON = Symbol("abandon");
 
 /** What a consumer needs. */
 export interface ConsumerOptions {
@@ -73,51 +66,37 @@ export class ChannelConsumer {
   readonly #o: ConsumerOptions;
   readonly #budget: RedeliveryBudget;
   readonly #inFlight = new Set<Promise<void>>();
-  #abort = new AbortController();
-  #loop: Promise<void> | undefined;
+  readonly #life: ConsumerLoop;
   #connection: AmqpConnection | undefined;
   #warnedReply = false;
 
   constructor(options: ConsumerOptions) {
     this.#o = options;
     this.#budget = new RedeliveryBudget({ maxDeliveries: options.options.maxDeliveries });
+    this.#life = new ConsumerLoop({
+      logger: options.logger,
+      what: `rabbitmq channel '${options.channel.declaration.name}'`,
+      session: (connected) => this.#session(connected),
+      drain: () => this.#drain(),
+    });
   }
 
   /** Starts consuming (again), reconnecting whenever the connection drops. */
   start(): void {
-    // A start that comes while a stop is under way (a lease lost and won back) runs after it.
-    if (this.#stopping) {
-      void this.#stopping.then(() => this.start());
-      return;
-    }
-    if (this.#loop) return;
-    this.#abort = new AbortController();
-    const what = `rabbitmq channel '${this.#o.channel.declaration.name}'`;
-    this.#loop = keepConnected((connected) => this.#session(connected), {
-      logger: this.#o.logger,
-      what,
-      signal: this.#abort.signal,
-    });
+    this.#life.start();
   }
 
   /** Stops consuming, lets the deliveries in flight finish, and closes the connection. */
   stop(): Promise<void> {
-    if (!this.#loop) return this.#stopping ?? Promise.resolve();
-    this.#stopping ??= this.#stop().finally(() => this.#stopping = undefined);
-    return this.#stopping;
+    return this.#life.stop();
   }
 
-  #stopping: Promise<void> | undefined;
-
-  async #stop(): Promise<void> {
-    this.#abort.abort();
+  async #drain(): Promise<void> {
     const connection = this.#connection;
     // Stop new deliveries first; the ones in flight still ack on the open channel.
     await this.#cancel?.().catch(() => {});
     await Promise.allSettled([...this.#inFlight]);
     await connection?.close().catch(() => {});
-    await this.#loop;
-    this.#loop = undefined;
   }
 
   #cancel: (() => Promise<unknown>) | undefined;
@@ -138,7 +117,7 @@ export class ChannelConsumer {
       connection.on("error", () => {});
     });
     try {
-      if (this.#abort.signal.aborted) throw new Error("stopped while connecting");
+      if (this.#life.signal.aborted) throw new Error("stopped while connecting");
       const ch = await connection.createConfirmChannel();
       ch.on("error", () => {});
       // A channel the broker closed (e.g. a publish to a missing exchange) ends the session:
@@ -160,7 +139,7 @@ export class ChannelConsumer {
       throw error;
     }
     // A stop that came while this session was connecting did not see its connection.
-    if (this.#abort.signal.aborted) await connection.close().catch(() => {});
+    if (this.#life.signal.aborted) await connection.close().catch(() => {});
     await closed;
     this.#cancel = undefined;
     this.#connection = undefined;
@@ -186,28 +165,13 @@ export class ChannelConsumer {
     }
   }
 
-  #stopped(): Promise<typeof STOPPED> {
-    const signal = this.#abort.signal;
-    return new Promise((resolve) => {
-      if (signal.aborted) resolve(STOPPED);
-      else signal.addEventListener("abort", () => resolve(STOPPED), { once: true });
+  #verdict(message: AmqpMessage): Promise<BrokerVerdict | typeof ABANDON> {
+    return deliverForVerdict({
+      context: this.#o.context,
+      channel: this.#o.channel,
+      signal: this.#life.signal,
+      delivery: (deferral) => this.#delivery(message, deferral),
     });
-  }
-
-  async #verdict(message: AmqpMessage): Promise<BrokerVerdict | typeof ABANDON> {
-    const channel = this.#o.channel;
-    const onComplete = channel.ackMode === "on-complete";
-    let heard: (v: AckVerdict) => void = () => {};
-    const deferred = new Promise<AckVerdict>((resolve) => heard = resolve);
-    const delivery = this.#delivery(message, onComplete ? { settle: (v) => heard(v) } : undefined);
-    if ("code" in delivery) return { action: "dead-letter", diagnostic: delivery };
-    const outcome: DeliveryOutcome = await this.#o.context.deliver(delivery);
-    if (outcome.kind === "settled" && onComplete) {
-      // Stopping drops the engine's holds unsettled: leave the message to the broker.
-      const heardOrStopped = await Promise.race([deferred, this.#stopped()]);
-      return heardOrStopped === STOPPED ? ABANDON : verdictOfAck(heardOrStopped);
-    }
-    return verdictOf(outcome);
   }
 
   /** The engine's view of a message; a structured CloudEvent is unwrapped (or refused). */
@@ -235,17 +199,7 @@ export class ChannelConsumer {
         ? { replyTo: { destination: replyDestination(replyTo, channel), headers: reply } }
         : {}),
     };
-    const structured = this.#o.channel.declaration.cloudeventsMode === "structured" ||
-      isStructuredCloudEvent(contentType);
-    if (!structured) return delivery;
-    const unwrapped = unwrapCloudEvent(delivery);
-    if ("code" in unwrapped) return unwrapped;
-    return {
-      ...delivery,
-      ...unwrapped,
-      ...(deferral ? { deferral } : {}),
-      ...(delivery.replyTo ? { replyTo: delivery.replyTo } : {}),
-    };
+    return unwrapStructured(delivery, this.#o.channel);
   }
 
   /** Carries a verdict out; a requeue past the budget becomes a dead-letter. */

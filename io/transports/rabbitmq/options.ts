@@ -24,9 +24,8 @@
  * @module
  */
 import type { Diagnostic } from "../../../engine/core/diagnostic.ts";
-import { diagnostic } from "../../../engine/core/diagnostic.ts";
 import type { BoundChannel, TransportContext } from "../../../engine/core/transport.ts";
-import { OptionReader } from "../_broker/mod.ts";
+import { optionInvalid, OptionReader } from "../_broker/mod.ts";
 
 /** Every key a rabbitmq channel's options may hold. */
 export const RABBITMQ_OPTION_KEYS = [
@@ -92,24 +91,14 @@ export function readRabbitOptions(
   };
   const problems = [...r.problems];
   if (queueType !== "classic" && queueType !== "quorum") {
-    problems.push(invalid(name, "queue-type", "must be classic or quorum"));
+    problems.push(optionInvalid(name, "queue-type", "must be classic or quorum"));
   }
   if (/^amqps?:\/\/[^/@]*:[^/@]+@/.test(url)) {
     problems.push(
-      invalid(name, "url", "holds a password: use a secret reference (env:, secret:, ${…})"),
+      optionInvalid(name, "url", "holds a password: use a secret reference (env:, secret:, ${…})"),
     );
   }
   return { options, problems };
-}
-
-function invalid(channel: string, option: string, why: string): Diagnostic {
-  return diagnostic(
-    "SUTRA.BROKER.OPTIONS_INVALID",
-    `channel '${channel}': option '${option}' ${why}`,
-    {
-      attributes: { channel, option },
-    },
-  );
 }
 
 /** True when `url` is a secret reference rather than a literal URL. */

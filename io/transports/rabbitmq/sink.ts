@@ -15,13 +15,18 @@
  *
  * @module
  */
-import { errorMessage } from "../../../engine/core/errors.ts";
 import type {
   OutboundMessage,
   RemoteSink,
   SinkResult,
   TransportContext,
 } from "../../../engine/core/transport.ts";
+import {
+  destinationInvalid,
+  firstValidOptions,
+  namedChannel,
+  publishFailed,
+} from "../_broker/mod.ts";
 import {
   amqp,
   type AmqpChannel,
@@ -136,9 +141,7 @@ export class RabbitPublisher {
 
 /** The broker URL of a destination naming its channel (a reply), else the sink's own. */
 async function brokerOf(context: TransportContext, channel: string | undefined): Promise<string> {
-  const named = channel === undefined
-    ? undefined
-    : context.channels().find((c) => c.declaration.name === channel);
+  const named = namedChannel(context, channel);
   if (!named) return await sinkUrl(context);
   return await connectionUrl(context, readRabbitOptions(named).options.url);
 }
@@ -150,13 +153,8 @@ async function sinkUrl(context: TransportContext): Promise<string> {
   } catch {
     // Not set: the broker of the channels.
   }
-  const channels = [...context.channels()].sort((a, b) =>
-    a.declaration.name.localeCompare(b.declaration.name)
-  );
-  for (const channel of channels) {
-    const { options, problems } = readRabbitOptions(channel);
-    if (problems.length === 0) return await connectionUrl(context, options.url);
-  }
+  const options = firstValidOptions(context, readRabbitOptions);
+  if (options) return await connectionUrl(context, options.url);
   throw new Error("no broker: set SUTRA_RABBITMQ_URL or serve a rabbitmq channel");
 }
 
@@ -178,20 +176,13 @@ export function rabbitSink(context: TransportContext): RemoteSink & {
     async send(message: OutboundMessage): Promise<SinkResult> {
       const target = parseDestination(message.destination);
       if (!target) {
-        return {
-          outcome: "poison",
-          error:
-            `SUTRA.BROKER.DESTINATION_INVALID: '${message.destination}' is not rabbitmq://<exchange>/<routing-key>`,
-        };
+        return destinationInvalid(message.destination, "rabbitmq://<exchange>/<routing-key>");
       }
       try {
         await (await publisherFor(target.channel)).publish(target, message);
         return { outcome: "delivered" };
       } catch (error) {
-        return {
-          outcome: "retry",
-          error: `SUTRA.BROKER.PUBLISH_FAILED: ${errorMessage(error)} (${message.destination})`,
-        };
+        return publishFailed(error, message.destination);
       }
     },
     close: async () => {
