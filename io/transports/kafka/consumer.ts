@@ -32,23 +32,20 @@ import type { Diagnostic } from "../../../engine/core/diagnostic.ts";
 import { errorMessage } from "../../../engine/core/errors.ts";
 import type { Logger } from "../../../engine/core/log.ts";
 import type {
-  AckVerdict,
   BoundChannel,
-  DeliveryOutcome,
   InboundDelivery,
   TransportContext,
 } from "../../../engine/core/transport.ts";
 import {
+  ABANDON,
   Backoff,
   type BrokerVerdict,
+  ConsumerLoop,
   deadLetterHeaders,
-  isStructuredCloudEvent,
-  keepConnected,
+  deliverForVerdict,
   RedeliveryBudget,
   sleep,
-  unwrapCloudEvent,
-  verdictOf,
-  verdictOfAck,
+  unwrapStructured,
 } from "../_broker/mod.ts";
 import {
   type Consumer,
@@ -61,10 +58,6 @@ import { PartitionOffsets } from "./offsets.ts";
 import { brokerList, type KafkaChannelOptions } from "./options.ts";
 import { KeyedSequencer } from "./ordering.ts";
 import { KafkaPublisher } from "./publisher.ts";
-
-const STOPPED = Symbol("stopped");
-/** Not settled: the consumer is stopping; the record stays uncommitted and comes back. */
-const ABANDON = Symbol("abandon");
 
 /** Headers a dead-lettered copy carries about where it came from. */
 export const SOURCE_HEADERS = {
@@ -95,9 +88,7 @@ export class ChannelConsumer {
   readonly #sequencer = new KeyedSequencer();
   readonly #inFlight = new Set<Promise<void>>();
   readonly #deadLetters: KafkaPublisher;
-  #abort = new AbortController();
-  #loop: Promise<void> | undefined;
-  #stopping: Promise<void> | undefined;
+  readonly #life: ConsumerLoop;
   /** The current generation's partitions; replaced (fencing the old ones) on every assignment. */
   #partitions = new Map<number, PartitionOffsets>();
   #consumer: Consumer | undefined;
@@ -108,6 +99,13 @@ export class ChannelConsumer {
   constructor(options: ConsumerOptions) {
     this.#o = options;
     this.#budget = new RedeliveryBudget({ maxDeliveries: options.options.maxDeliveries });
+    this.#life = new ConsumerLoop({
+      logger: options.logger,
+      what: `kafka channel '${options.channel.declaration.name}'`,
+      session: (connected) => this.#session(connected),
+      drain: () => this.#drain(),
+      closed: () => this.#deadLetters.close(),
+    });
     this.#deadLetters = new KafkaPublisher({
       brokers: () => brokerList(options.context, options.options.brokers),
       clientId: `sutra-${options.channel.declaration.name}-dlt`,
@@ -121,36 +119,19 @@ export class ChannelConsumer {
 
   /** Starts consuming (again), joining the group again whenever the session ends. */
   start(): void {
-    // A start that comes while a stop is under way (a lease lost and won back) runs after it.
-    if (this.#stopping) {
-      void this.#stopping.then(() => this.start());
-      return;
-    }
-    if (this.#loop) return;
-    this.#abort = new AbortController();
-    this.#loop = keepConnected((connected) => this.#session(connected), {
-      logger: this.#o.logger,
-      what: `kafka channel '${this.#name}'`,
-      signal: this.#abort.signal,
-    });
+    this.#life.start();
   }
 
   /** Stops: records under way finish (on-complete holds are abandoned), their offsets are committed, the member leaves. */
   stop(): Promise<void> {
-    if (!this.#loop) return this.#stopping ?? Promise.resolve();
-    this.#stopping ??= this.#stop().finally(() => this.#stopping = undefined);
-    return this.#stopping;
+    return this.#life.stop();
   }
 
-  async #stop(): Promise<void> {
-    this.#abort.abort();
+  async #drain(): Promise<void> {
     for (const p of this.#partitions.values()) p.release();
     await Promise.allSettled([...this.#inFlight]);
     await this.#flushCommits();
     this.#endSession?.();
-    await this.#loop;
-    this.#loop = undefined;
-    await this.#deadLetters.close();
   }
 
   /** One group membership: connect, subscribe, run until the consumer crashes or the channel stops. */
@@ -187,7 +168,7 @@ export class ChannelConsumer {
     try {
       await consumer.connect();
       await consumer.subscribe({ topic: o.topic, fromBeginning: o.fromBeginning });
-      if (this.#abort.signal.aborted) return;
+      if (this.#life.signal.aborted) return;
       this.#consumer = consumer;
       this.#endSession = ended;
       await consumer.run({
@@ -198,7 +179,7 @@ export class ChannelConsumer {
       });
       connected();
       this.#o.logger.info("consuming", { channel: this.#name, topic: o.topic, group: o.groupId });
-      if (this.#abort.signal.aborted) ended();
+      if (this.#life.signal.aborted) ended();
       await over;
     } finally {
       this.#consumer = undefined;
@@ -232,17 +213,17 @@ export class ChannelConsumer {
     if (!offsets) {
       this.#partitions.set(partition, offsets = new PartitionOffsets(this.#o.options.maxInFlight));
     }
-    while (offsets.inFlight >= offsets.maxInFlight && !this.#abort.signal.aborted) {
+    while (offsets.inFlight >= offsets.maxInFlight && !this.#life.signal.aborted) {
       // kafkajs heartbeats only between records: keep the membership alive while the partition is full.
       await Promise.race([
         offsets.room(),
-        sleep(this.#o.options.heartbeatIntervalMs, this.#abort.signal),
+        sleep(this.#o.options.heartbeatIntervalMs, this.#life.signal),
       ]);
       await payload.heartbeat();
       if (this.#partitions.get(partition) !== offsets) return;
     }
     // Not begun, so not committed: a stopping consumer leaves it for the next owner.
-    if (this.#abort.signal.aborted) return;
+    if (this.#life.signal.aborted) return;
     offsets.begin(BigInt(message.offset));
     const work = this.#sequencer.run(
       this.#orderingKey(partition, message),
@@ -263,7 +244,7 @@ export class ChannelConsumer {
   /** One record to its end: delivered, retried, dead-lettered or abandoned. Never rejects. */
   async #process(received: Received, offsets: PartitionOffsets): Promise<void> {
     // Queued behind its key when the generation or the consumer ended: left to the next owner.
-    if (this.#abort.signal.aborted || this.#partitions.get(received.partition) !== offsets) return;
+    if (this.#life.signal.aborted || this.#partitions.get(received.partition) !== offsets) return;
     try {
       if (await this.#settle(received) === ABANDON) return;
       offsets.finish(BigInt(received.message.offset));
@@ -296,8 +277,8 @@ export class ChannelConsumer {
             delivery: n,
             record: id,
           });
-          await sleep(backoff.next(), this.#abort.signal);
-          if (this.#abort.signal.aborted) return ABANDON;
+          await sleep(backoff.next(), this.#life.signal);
+          if (this.#life.signal.aborted) return ABANDON;
           continue;
         }
         verdict = {
@@ -316,27 +297,13 @@ export class ChannelConsumer {
     }
   }
 
-  #stopped(): Promise<typeof STOPPED> {
-    const signal = this.#abort.signal;
-    return new Promise((resolve) => {
-      if (signal.aborted) resolve(STOPPED);
-      else signal.addEventListener("abort", () => resolve(STOPPED), { once: true });
+  #verdict(received: Received): Promise<BrokerVerdict | typeof ABANDON> {
+    return deliverForVerdict({
+      context: this.#o.context,
+      channel: this.#o.channel,
+      signal: this.#life.signal,
+      delivery: (deferral) => this.#delivery(received, deferral),
     });
-  }
-
-  async #verdict(received: Received): Promise<BrokerVerdict | typeof ABANDON> {
-    const onComplete = this.#o.channel.ackMode === "on-complete";
-    let heard: (v: AckVerdict) => void = () => {};
-    const deferred = new Promise<AckVerdict>((resolve) => heard = resolve);
-    const delivery = this.#delivery(received, onComplete ? { settle: (v) => heard(v) } : undefined);
-    if ("code" in delivery) return { action: "dead-letter", diagnostic: delivery };
-    const outcome: DeliveryOutcome = await this.#o.context.deliver(delivery);
-    if (outcome.kind === "settled" && onComplete) {
-      // Stopping drops the engine's holds unsettled: the record stays uncommitted.
-      const heardOrStopped = await Promise.race([deferred, this.#stopped()]);
-      return heardOrStopped === STOPPED ? ABANDON : verdictOfAck(heardOrStopped);
-    }
-    return verdictOf(outcome);
   }
 
   /** The engine's view of a record; a structured CloudEvent is unwrapped (or refused). */
@@ -364,18 +331,9 @@ export class ChannelConsumer {
       ...(deferral ? { deferral } : {}),
       ...(replyTo ? { replyTo: replyRoute(replyTo, this.#name, headers) } : {}),
     };
-    const structured = this.#o.channel.declaration.cloudeventsMode === "structured" ||
-      isStructuredCloudEvent(contentType);
-    if (!structured) return delivery;
-    const unwrapped = unwrapCloudEvent(delivery);
-    if ("code" in unwrapped) return unwrapped;
-    return {
-      ...delivery,
-      ...unwrapped,
-      idempotencyKey: key,
-      ...(deferral ? { deferral } : {}),
-      ...(delivery.replyTo ? { replyTo: delivery.replyTo } : {}),
-    };
+    const view = unwrapStructured(delivery, this.#o.channel);
+    // The record's own key stays its idempotency key, whatever the event says.
+    return "code" in view ? view : { ...view, idempotencyKey: key };
   }
 
   /** Copies the record to the dead-letter topic (acks=all), retrying until it is accepted or the consumer stops. */
@@ -417,8 +375,8 @@ export class ChannelConsumer {
           deadLetterTopic: o.deadLetterTopic,
           error: errorMessage(error),
         });
-        await sleep(backoff.next(), this.#abort.signal);
-        if (this.#abort.signal.aborted) return ABANDON;
+        await sleep(backoff.next(), this.#life.signal);
+        if (this.#life.signal.aborted) return ABANDON;
       }
     }
   }

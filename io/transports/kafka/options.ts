@@ -24,9 +24,9 @@
  *
  * @module
  */
-import { type Diagnostic, diagnostic } from "../../../engine/core/diagnostic.ts";
+import type { Diagnostic } from "../../../engine/core/diagnostic.ts";
 import type { BoundChannel, TransportContext } from "../../../engine/core/transport.ts";
-import { OptionReader } from "../_broker/mod.ts";
+import { optionInvalid, OptionReader } from "../_broker/mod.ts";
 
 /** Every key a kafka channel's options may hold. */
 export const KAFKA_OPTION_KEYS = [
@@ -96,23 +96,17 @@ export function readKafkaOptions(
   };
   const problems = [...r.problems];
   if (ordering !== "key" && ordering !== "partition") {
-    problems.push(invalid(name, "ordering", "must be key or partition"));
+    problems.push(optionInvalid(name, "ordering", "must be key or partition"));
   }
   if (options.heartbeatIntervalMs >= options.sessionTimeoutMs) {
-    problems.push(invalid(name, "heartbeat-interval", "must be shorter than session-timeout"));
+    problems.push(
+      optionInvalid(name, "heartbeat-interval", "must be shorter than session-timeout"),
+    );
   }
   if (options.topic === options.deadLetterTopic) {
-    problems.push(invalid(name, "dead-letter-topic", "must differ from the topic it serves"));
+    problems.push(optionInvalid(name, "dead-letter-topic", "must differ from the topic it serves"));
   }
   return { options, problems };
-}
-
-function invalid(channel: string, option: string, why: string): Diagnostic {
-  return diagnostic(
-    "SUTRA.BROKER.OPTIONS_INVALID",
-    `channel '${channel}': option '${option}' ${why}`,
-    { attributes: { channel, option } },
-  );
 }
 
 /** Resolves a channel's brokers (a secret reference or a literal list) into `host:port` entries. */

@@ -22,7 +22,6 @@
  *
  * @module
  */
-import { errorMessage } from "../../../engine/core/errors.ts";
 import type {
   BoundChannel,
   OutboundMessage,
@@ -30,6 +29,12 @@ import type {
   SinkResult,
   TransportContext,
 } from "../../../engine/core/transport.ts";
+import {
+  destinationInvalid,
+  firstValidOptions,
+  namedChannel,
+  publishFailed,
+} from "../_broker/mod.ts";
 import { IDEMPOTENCY_HEADER, KEY_HEADER, outboundHeaders } from "./_kafka.ts";
 import { brokerList, readKafkaOptions } from "./options.ts";
 import { KafkaPublisher } from "./publisher.ts";
@@ -74,22 +79,15 @@ async function brokersOf(
   context: TransportContext,
   channel: string | undefined,
 ): Promise<string[]> {
-  const named = channel === undefined
-    ? undefined
-    : context.channels().find((c) => c.declaration.name === channel);
+  const named = namedChannel(context, channel);
   if (named) return await brokerList(context, readKafkaOptions(named).options.brokers);
   try {
     return await brokerList(context, await context.resolveSecret("env:SUTRA_KAFKA_BROKERS"));
   } catch {
     // Not set: the brokers of the channels.
   }
-  const channels = [...context.channels()].sort((a, b) =>
-    a.declaration.name.localeCompare(b.declaration.name)
-  );
-  for (const c of channels) {
-    const { options, problems } = readKafkaOptions(c);
-    if (problems.length === 0) return await brokerList(context, options.brokers);
-  }
+  const options = firstValidOptions(context, readKafkaOptions);
+  if (options) return await brokerList(context, options.brokers);
   throw new Error("no brokers: set SUTRA_KAFKA_BROKERS or serve a kafka channel");
 }
 
@@ -117,11 +115,7 @@ export function kafkaSink(context: TransportContext): RemoteSink & { close(): Pr
     async send(message: OutboundMessage): Promise<SinkResult> {
       const target = resolveTarget(message.destination, context.channels());
       if (!target) {
-        return {
-          outcome: "poison",
-          error:
-            `SUTRA.BROKER.DESTINATION_INVALID: '${message.destination}' is not kafka://<topic>`,
-        };
+        return destinationInvalid(message.destination, "kafka://<topic>");
       }
       const { [KEY_HEADER]: key, ...rest } = message.headers;
       try {
@@ -136,10 +130,7 @@ export function kafkaSink(context: TransportContext): RemoteSink & { close(): Pr
         });
         return { outcome: "delivered" };
       } catch (error) {
-        return {
-          outcome: "retry",
-          error: `SUTRA.BROKER.PUBLISH_FAILED: ${errorMessage(error)} (${message.destination})`,
-        };
+        return publishFailed(error, message.destination);
       }
     },
     close: async () => {
