@@ -32,20 +32,19 @@ import type { Diagnostic } from "../../../engine/core/diagnostic.ts";
 import { errorMessage } from "../../../engine/core/errors.ts";
 import type { Logger } from "../../../engine/core/log.ts";
 import type {
-  AckVerdict,
   BoundChannel,
   InboundDelivery,
   TransportContext,
 } from "../../../engine/core/transport.ts";
 import {
+  ABANDON,
   type BrokerVerdict,
   deadLetterHeaders,
-  isStructuredCloudEvent,
+  deliverForVerdict,
   keepConnected,
   RedeliveryBudget,
-  unwrapCloudEvent,
-  verdictOf,
-  verdictOfAck,
+  SerialRuns,
+  unwrapStructured,
 } from "../_broker/mod.ts";
 import {
   bodyOf,
@@ -64,9 +63,6 @@ import { VisibilityKeeper } from "./_visibility.ts";
 import { resolveConnection, type SqsChannelOptions } from "./options.ts";
 import { replyDestination } from "./sink.ts";
 
-const STOPPED = Symbol("stopped");
-/** Neither deleted nor delayed: the consumer is stopping; the message returns after its timeout. */
-const ABANDON = Symbol("abandon");
 /** The longest a transient refusal keeps a message hidden before its retry, seconds. */
 const MAX_RETRY_DELAY_S = 900;
 
@@ -76,12 +72,6 @@ export interface ConsumerOptions {
   readonly channel: BoundChannel;
   readonly options: SqsChannelOptions;
   readonly logger: Logger;
-}
-
-/** What one run (start to stop) of a consumer holds. */
-interface Run {
-  readonly abort: AbortController;
-  readonly loop: Promise<void>;
 }
 
 /** The queue a run reads, once it has been reached. */
@@ -98,9 +88,8 @@ export class ChannelConsumer {
   readonly #budget: RedeliveryBudget;
   readonly #groups = new GroupOrder();
   readonly #inFlight = new Set<Promise<void>>();
-  #run: Run | undefined;
-  // The last stop's drain: a start waits for it, so two runs never receive at once.
-  #stopping: Promise<void> = Promise.resolve();
+  // A start waits for the last stop's drain, so two runs never receive at once.
+  readonly #runs = new SerialRuns((signal) => this.#receiveAll(signal));
   #dlqUrl: Promise<string> | undefined;
 
   constructor(options: ConsumerOptions) {
@@ -110,23 +99,15 @@ export class ChannelConsumer {
 
   /** Starts receiving (again); a no-op while running. */
   start(): void {
-    if (this.#run) return;
-    const abort = new AbortController();
-    const loop = this.#stopping.then(() => this.#receiveAll(abort.signal));
-    this.#run = { abort, loop };
+    this.#runs.start();
   }
 
   /**
    * Stops receiving and lets the messages in hand finish; an on-complete hold
    * still waiting is left to its visibility timeout. Then closes the client.
    */
-  async stop(): Promise<void> {
-    const run = this.#run;
-    if (!run) return await this.#stopping;
-    this.#run = undefined;
-    run.abort.abort();
-    this.#stopping = run.loop;
-    await run.loop;
+  stop(): Promise<void> {
+    return this.#runs.stop();
   }
 
   /** One run: reach the queue, then receive until stopped; SQS errors back off and retry. */
@@ -259,19 +240,13 @@ export class ChannelConsumer {
     }
   }
 
-  async #verdict(message: Message, signal: AbortSignal): Promise<BrokerVerdict | typeof ABANDON> {
-    const onComplete = this.#o.channel.ackMode === "on-complete";
-    let heard: (v: AckVerdict) => void = () => {};
-    const deferred = new Promise<AckVerdict>((resolve) => heard = resolve);
-    const delivery = this.#delivery(message, onComplete ? { settle: (v) => heard(v) } : undefined);
-    if ("code" in delivery) return { action: "dead-letter", diagnostic: delivery };
-    const outcome = await this.#o.context.deliver(delivery);
-    if (outcome.kind === "settled" && onComplete) {
-      // Stopping drops the engine's holds unsettled: the message goes back to the queue.
-      const heardOrStopped = await Promise.race([deferred, stopped(signal)]);
-      return heardOrStopped === STOPPED ? ABANDON : verdictOfAck(heardOrStopped);
-    }
-    return verdictOf(outcome);
+  #verdict(message: Message, signal: AbortSignal): Promise<BrokerVerdict | typeof ABANDON> {
+    return deliverForVerdict({
+      context: this.#o.context,
+      channel: this.#o.channel,
+      signal,
+      delivery: (deferral) => this.#delivery(message, deferral),
+    });
   }
 
   /** The engine's view of a message; a structured CloudEvent is unwrapped (or refused). */
@@ -296,17 +271,7 @@ export class ChannelConsumer {
         ? { replyTo: { destination: replyDestination(replyTo, channel), headers: reply } }
         : {}),
     };
-    const structured = this.#o.channel.declaration.cloudeventsMode === "structured" ||
-      isStructuredCloudEvent(contentType);
-    if (!structured) return delivery;
-    const unwrapped = unwrapCloudEvent(delivery);
-    if ("code" in unwrapped) return unwrapped;
-    return {
-      ...delivery,
-      ...unwrapped,
-      ...(deferral ? { deferral } : {}),
-      ...(delivery.replyTo ? { replyTo: delivery.replyTo } : {}),
-    };
+    return unwrapStructured(delivery, this.#o.channel);
   }
 
   #idempotencyKey(message: Message, headers: Record<string, string>): string | undefined {
@@ -461,12 +426,4 @@ function deadLetterAttributes(
     if (value.StringValue !== undefined) packed[name] = value.StringValue;
   }
   return { ...out, [PACKED_HEADERS]: { DataType: "String", StringValue: JSON.stringify(packed) } };
-}
-
-/** Resolves when `signal` aborts. */
-function stopped(signal: AbortSignal): Promise<typeof STOPPED> {
-  return new Promise((resolve) => {
-    if (signal.aborted) resolve(STOPPED);
-    else signal.addEventListener("abort", () => resolve(STOPPED), { once: true });
-  });
 }

@@ -25,9 +25,9 @@
  *
  * @module
  */
-import { type Diagnostic, diagnostic } from "../../../engine/core/diagnostic.ts";
+import type { Diagnostic } from "../../../engine/core/diagnostic.ts";
 import type { BoundChannel, TransportContext } from "../../../engine/core/transport.ts";
-import { OptionReader } from "../_broker/mod.ts";
+import { optionInvalid, OptionReader } from "../_broker/mod.ts";
 
 /** Every key an sqs channel's options may hold. */
 export const SQS_OPTION_KEYS = [
@@ -126,14 +126,16 @@ export function readSqsOptions(
   };
   const problems = [...r.problems, ...connectionProblems(name, connection)];
   if (waitMs > 20_000 || waitMs % 1000 !== 0) {
-    problems.push(invalid(name, "wait-time", "must be whole seconds, at most PT20S"));
+    problems.push(optionInvalid(name, "wait-time", "must be whole seconds, at most PT20S"));
   }
   if (visibilityMs > 43_200_000 || visibilityMs % 1000 !== 0 || visibilityMs < 3000) {
-    problems.push(invalid(name, "visibility-timeout", "must be whole seconds from PT3S to PT12H"));
+    problems.push(
+      optionInvalid(name, "visibility-timeout", "must be whole seconds from PT3S to PT12H"),
+    );
   }
   if (!/^(auto|message-id|deduplication-id|attribute:[A-Za-z0-9_.-]+)$/.test(key)) {
     problems.push(
-      invalid(
+      optionInvalid(
         name,
         "idempotency-key",
         "must be auto, message-id, deduplication-id or attribute:<name>",
@@ -141,11 +143,15 @@ export function readSqsOptions(
     );
   }
   if (options.deadLetterQueue === queue) {
-    problems.push(invalid(name, "dead-letter-queue", "must not be the channel's own queue"));
+    problems.push(optionInvalid(name, "dead-letter-queue", "must not be the channel's own queue"));
   }
   if (fifo !== options.deadLetterQueue.endsWith(".fifo")) {
     problems.push(
-      invalid(name, "dead-letter-queue", "must be a FIFO queue exactly when the queue is one"),
+      optionInvalid(
+        name,
+        "dead-letter-queue",
+        "must be a FIFO queue exactly when the queue is one",
+      ),
     );
   }
   return { options, problems };
@@ -169,7 +175,7 @@ function readConnection(r: OptionReader): SqsConnection {
 function connectionProblems(channel: string, c: SqsConnection): Diagnostic[] {
   const problems: Diagnostic[] = [];
   if ((c.accessKeyId === undefined) !== (c.secretAccessKey === undefined)) {
-    problems.push(invalid(
+    problems.push(optionInvalid(
       channel,
       c.accessKeyId === undefined ? "access-key-id" : "secret-access-key",
       "must come with its pair (access-key-id and secret-access-key)",
@@ -183,7 +189,11 @@ function connectionProblems(channel: string, c: SqsConnection): Diagnostic[] {
   ) {
     if (value !== undefined && !isSecretReference(value)) {
       problems.push(
-        invalid(channel, option, "is a literal: use a secret reference (env:, secret:, ${…})"),
+        optionInvalid(
+          channel,
+          option,
+          "is a literal: use a secret reference (env:, secret:, ${…})",
+        ),
       );
     }
   }
@@ -192,7 +202,9 @@ function connectionProblems(channel: string, c: SqsConnection): Diagnostic[] {
       const url = new URL(c.endpoint);
       if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("scheme");
     } catch {
-      problems.push(invalid(channel, "endpoint", "must be an http(s) URL or a secret reference"));
+      problems.push(
+        optionInvalid(channel, "endpoint", "must be an http(s) URL or a secret reference"),
+      );
     }
   }
   return problems;
@@ -203,14 +215,6 @@ function idempotencyOf(key: string, fifo: boolean): SqsIdempotency {
   if (key === "message-id") return { from: "message-id" };
   if (key === "deduplication-id") return { from: "deduplication-id" };
   return fifo ? { from: "deduplication-id" } : { from: "message-id", attribute: "idempotency-key" };
-}
-
-function invalid(channel: string, option: string, why: string): Diagnostic {
-  return diagnostic(
-    "SUTRA.BROKER.OPTIONS_INVALID",
-    `channel '${channel}': option '${option}' ${why}`,
-    { attributes: { channel, option } },
-  );
 }
 
 /** True when `value` is a secret reference (`env:`, `secret:`, `${…}` or a vendor scheme). */

@@ -33,6 +33,7 @@ import type {
   SinkResult,
   TransportContext,
 } from "../../../engine/core/transport.ts";
+import { destinationInvalid, firstValidOptions, namedChannel } from "../_broker/mod.ts";
 import { messageAttributes, queueUrl, type SQSClient, sqsClient, textBody } from "./_client.ts";
 import {
   DEFAULT_REGION,
@@ -114,11 +115,7 @@ export function sqsSink(context: TransportContext): RemoteSink & { close(): void
     async send(message: OutboundMessage): Promise<SinkResult> {
       const target = parseDestination(message.destination);
       if (!target) {
-        return {
-          outcome: "poison",
-          error:
-            `SUTRA.BROKER.DESTINATION_INVALID: '${message.destination}' is not sqs://<queue>[?group=<id>]`,
-        };
+        return destinationInvalid(message.destination, "sqs://<queue>[?group=<id>]");
       }
       try {
         const entry = await clientFor(target.channel);
@@ -176,24 +173,16 @@ async function connectionOf(
   context: TransportContext,
   channel: string | undefined,
 ): Promise<ResolvedConnection> {
-  const named = channel === undefined
-    ? undefined
-    : context.channels().find((c) => c.declaration.name === channel);
+  const named = namedChannel(context, channel);
   if (named) return await resolveConnection(context, readSqsOptions(named).options.connection);
   const fromEnv = await optionalSecret(context, "env:SUTRA_SQS_ENDPOINT");
   if (fromEnv !== undefined) {
     const region = await optionalSecret(context, "env:SUTRA_SQS_REGION");
     return { endpoint: fromEnv, region: region ?? DEFAULT_REGION };
   }
-  const channels = [...context.channels()].sort((a, b) =>
-    a.declaration.name.localeCompare(b.declaration.name)
-  );
-  for (const c of channels) {
-    const { options, problems } = readSqsOptions(c);
-    if (problems.length === 0) return await resolveConnection(context, options.connection);
-  }
   const fallback: SqsConnection = { region: DEFAULT_REGION };
-  return await resolveConnection(context, fallback);
+  const options = firstValidOptions(context, readSqsOptions);
+  return await resolveConnection(context, options?.connection ?? fallback);
 }
 
 async function optionalSecret(
