@@ -26,21 +26,18 @@ import type { Diagnostic } from "../../../engine/core/diagnostic.ts";
 import { errorMessage } from "../../../engine/core/errors.ts";
 import type { Logger } from "../../../engine/core/log.ts";
 import type {
-  AckVerdict,
   BoundChannel,
-  DeliveryOutcome,
   InboundDelivery,
   TransportContext,
 } from "../../../engine/core/transport.ts";
 import {
+  ABANDON,
   type BrokerVerdict,
+  ConsumerLoop,
   deadLetterHeaders,
-  isStructuredCloudEvent,
-  keepConnected,
+  deliverForVerdict,
   RedeliveryBudget,
-  unwrapCloudEvent,
-  verdictOf,
-  verdictOfAck,
+  unwrapStructured,
 } from "../_broker/mod.ts";
 import {
   contentTypeOf,
@@ -53,8 +50,6 @@ import {
 import type { PubSubChannelOptions } from "./options.ts";
 
 const STOPPED = Symbol("stopped");
-/** Neither ack nor dead-letter: the consumer is stopping; the message is handed back (a nack). */
-const ABANDON = Symbol("abandon");
 /** How long a stopping consumer waits for deliveries in flight before giving them back. */
 const CLOSE_TIMEOUT_S = 30;
 /** gRPC ALREADY_EXISTS. */
@@ -109,44 +104,28 @@ export class PubSubConsumer {
   readonly #inFlight = new Set<Promise<void>>();
   /** The last delivery queued per ordering key. */
   readonly #lanes = new Map<string, Promise<void>>();
-  #abort = new AbortController();
-  #loop: Promise<void> | undefined;
-  #stopping: Promise<void> | undefined;
+  readonly #life: ConsumerLoop;
   /** The current session's client (dead-letter copies are published with it). */
   #client: PubSub | undefined;
 
   constructor(options: ConsumerOptions) {
     this.#o = options;
     this.#budget = new RedeliveryBudget({ maxDeliveries: options.options.maxDeliveries });
+    this.#life = new ConsumerLoop({
+      logger: options.logger,
+      what: `pubsub channel '${options.channel.declaration.name}'`,
+      session: (connected) => this.#session(connected),
+    });
   }
 
   /** Starts consuming (again), opening a new client whenever the subscription fails. */
   start(): void {
-    // A start that comes while a stop is under way (a lease lost and won back) runs after it.
-    if (this.#stopping) {
-      void this.#stopping.then(() => this.start());
-      return;
-    }
-    if (this.#loop) return;
-    this.#abort = new AbortController();
-    this.#loop = keepConnected((connected) => this.#session(connected), {
-      logger: this.#o.logger,
-      what: `pubsub channel '${this.#o.channel.declaration.name}'`,
-      signal: this.#abort.signal,
-    });
+    this.#life.start();
   }
 
   /** Stops pulling, lets the deliveries in flight settle, and closes the client. */
   stop(): Promise<void> {
-    if (!this.#loop) return this.#stopping ?? Promise.resolve();
-    this.#stopping ??= this.#stop().finally(() => this.#stopping = undefined);
-    return this.#stopping;
-  }
-
-  async #stop(): Promise<void> {
-    this.#abort.abort();
-    await this.#loop;
-    this.#loop = undefined;
+    return this.#life.stop();
   }
 
   /** One client's life: declare, pull until the subscription fails or the consumer stops. */
@@ -155,7 +134,7 @@ export class PubSubConsumer {
     const { client, project } = await openClient(this.#o.context, o);
     this.#client = client;
     try {
-      if (this.#abort.signal.aborted) return;
+      if (this.#life.signal.aborted) return;
       if (o.declare) await declareTopology(client, project, o);
       const deadline = Duration.from({ seconds: o.ackDeadlineSeconds });
       const subscription = client.subscription(o.subscription, {
@@ -189,9 +168,9 @@ export class PubSubConsumer {
       // Stopping: deliveries in flight settle first (held ones are handed back), and close
       // flushes their acks. A failed subscription does not wait for held instances: close
       // gives the client's inventory its timeout, then nacks what is left.
-      if (this.#abort.signal.aborted) await Promise.allSettled([...this.#inFlight]);
+      if (this.#life.signal.aborted) await Promise.allSettled([...this.#inFlight]);
       await subscription.close().catch(() => {});
-      if (failure !== undefined && !this.#abort.signal.aborted) throw failure;
+      if (failure !== undefined && !this.#life.signal.aborted) throw failure;
     } finally {
       this.#client = undefined;
       await client.close().catch(() => {});
@@ -199,7 +178,7 @@ export class PubSubConsumer {
   }
 
   #receive(message: Message): void {
-    if (this.#abort.signal.aborted) {
+    if (this.#life.signal.aborted) {
       message.nack();
       return;
     }
@@ -233,7 +212,7 @@ export class PubSubConsumer {
   }
 
   #stopped(): Promise<typeof STOPPED> {
-    const signal = this.#abort.signal;
+    const signal = this.#life.signal;
     return new Promise((resolve) => {
       if (signal.aborted) resolve(STOPPED);
       else signal.addEventListener("abort", () => resolve(STOPPED), { once: true });
@@ -241,19 +220,13 @@ export class PubSubConsumer {
   }
 
   async #verdict(message: Message): Promise<BrokerVerdict | typeof ABANDON> {
-    if (this.#abort.signal.aborted) return ABANDON;
-    const onComplete = this.#o.channel.ackMode === "on-complete";
-    let heard: (v: AckVerdict) => void = () => {};
-    const deferred = new Promise<AckVerdict>((resolve) => heard = resolve);
-    const delivery = this.#delivery(message, onComplete ? { settle: (v) => heard(v) } : undefined);
-    if ("code" in delivery) return { action: "dead-letter", diagnostic: delivery };
-    const outcome: DeliveryOutcome = await this.#o.context.deliver(delivery);
-    if (outcome.kind === "settled" && onComplete) {
-      // Stopping drops the engine's holds unsettled: the message goes back to the service.
-      const heardOrStopped = await Promise.race([deferred, this.#stopped()]);
-      return heardOrStopped === STOPPED ? ABANDON : verdictOfAck(heardOrStopped);
-    }
-    return verdictOf(outcome);
+    if (this.#life.signal.aborted) return ABANDON;
+    return await deliverForVerdict({
+      context: this.#o.context,
+      channel: this.#o.channel,
+      signal: this.#life.signal,
+      delivery: (deferral) => this.#delivery(message, deferral),
+    });
   }
 
   /** The engine's view of a message; a structured CloudEvent is unwrapped (or refused). */
@@ -274,12 +247,7 @@ export class PubSubConsumer {
       ...(message.orderingKey ? { orderingKey: message.orderingKey } : {}),
       ...(deferral ? { deferral } : {}),
     };
-    const structured = this.#o.channel.declaration.cloudeventsMode === "structured" ||
-      isStructuredCloudEvent(contentType);
-    if (!structured) return delivery;
-    const unwrapped = unwrapCloudEvent(delivery);
-    if ("code" in unwrapped) return unwrapped;
-    return { ...delivery, ...unwrapped, ...(deferral ? { deferral } : {}) };
+    return unwrapStructured(delivery, this.#o.channel);
   }
 
   /** Carries a verdict out; a requeue past the budget becomes a dead-letter. */

@@ -25,9 +25,9 @@
  *
  * @module
  */
-import { type Diagnostic, diagnostic } from "../../../engine/core/diagnostic.ts";
+import type { Diagnostic } from "../../../engine/core/diagnostic.ts";
 import type { BoundChannel } from "../../../engine/core/transport.ts";
-import { OptionReader } from "../_broker/mod.ts";
+import { optionInvalid, OptionReader } from "../_broker/mod.ts";
 
 /** Every key a pubsub channel's options may hold. */
 export const PUBSUB_OPTION_KEYS = [
@@ -102,7 +102,7 @@ export function readPubSubOptions(
   };
   const problems = [...r.problems];
   if (options.ackDeadlineSeconds < 10 || options.ackDeadlineSeconds > 600) {
-    problems.push(invalid(name, "ack-deadline", "must be from PT10S to PT600S"));
+    problems.push(optionInvalid(name, "ack-deadline", "must be from PT10S to PT600S"));
   }
   for (const key of ["topic", "subscription", "dead-letter-topic"] as const) {
     const value = key === "topic"
@@ -111,7 +111,7 @@ export function readPubSubOptions(
       ? options.subscription
       : options.deadLetterTopic;
     if (!RESOURCE_ID.test(value)) {
-      problems.push(invalid(
+      problems.push(optionInvalid(
         name,
         key,
         `'${value}' is not a Pub/Sub id (3-255 characters, a letter first, then letters, ` +
@@ -121,16 +121,12 @@ export function readPubSubOptions(
   }
   if (credentials !== undefined && credentials.trimStart().startsWith("{")) {
     problems.push(
-      invalid(name, "credentials", "holds a key: use a secret reference (env:, secret:, ${…})"),
+      optionInvalid(
+        name,
+        "credentials",
+        "holds a key: use a secret reference (env:, secret:, ${…})",
+      ),
     );
   }
   return { options, problems };
-}
-
-function invalid(channel: string, option: string, why: string): Diagnostic {
-  return diagnostic(
-    "SUTRA.BROKER.OPTIONS_INVALID",
-    `channel '${channel}': option '${option}' ${why}`,
-    { attributes: { channel, option } },
-  );
 }

@@ -19,13 +19,13 @@
  *
  * @module
  */
-import { errorMessage } from "../../../engine/core/errors.ts";
 import type {
   OutboundMessage,
   RemoteSink,
   SinkResult,
   TransportContext,
 } from "../../../engine/core/transport.ts";
+import { destinationInvalid, publishFailed } from "../_broker/mod.ts";
 import {
   Buffer,
   IDEMPOTENCY_ATTRIBUTE,
@@ -111,11 +111,7 @@ export function pubsubSink(context: TransportContext): RemoteSink & { close(): P
     async send(message: OutboundMessage): Promise<SinkResult> {
       const target = parseDestination(message.destination);
       if (!target) {
-        return {
-          outcome: "poison",
-          error:
-            `SUTRA.BROKER.DESTINATION_INVALID: '${message.destination}' is not pubsub://<topic>`,
-        };
+        return destinationInvalid(message.destination, "pubsub://<topic>");
       }
       const { attributes, orderingKey } = outboundAttributes(message.headers);
       attributes[IDEMPOTENCY_ATTRIBUTE] = message.idempotencyKey;
@@ -133,10 +129,7 @@ export function pubsubSink(context: TransportContext): RemoteSink & { close(): P
       } catch (error) {
         // A failed publish pauses its ordering key in the client; the outbox's retry resumes it.
         if (orderingKey !== undefined) topic?.resumePublishing(orderingKey);
-        return {
-          outcome: "retry",
-          error: `SUTRA.BROKER.PUBLISH_FAILED: ${errorMessage(error)} (${message.destination})`,
-        };
+        return publishFailed(error, message.destination);
       }
     },
     close: async () => {
