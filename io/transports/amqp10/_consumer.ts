@@ -35,6 +35,7 @@ import {
   deadLetterHeaders,
   keepConnected,
   RedeliveryBudget,
+  SerialRuns,
   sleep,
   verdictOf,
   verdictOfAck,
@@ -68,9 +69,14 @@ export interface ChannelConsumerOptions {
 export class ChannelConsumer {
   readonly #o: ChannelConsumerOptions;
   readonly #budget: RedeliveryBudget;
-  #run?: { readonly abort: AbortController; readonly loop: Promise<void> };
-  // The last stop's drain: a start waits for it, so two connections never consume at once.
-  #stopping: Promise<void> = Promise.resolve();
+  // A start waits for the last stop's drain, so two connections never consume at once.
+  readonly #runs = new SerialRuns((signal) =>
+    keepConnected((connected) => this.#session(connected, signal), {
+      logger: this.#o.logger,
+      what: `amqp10 channel '${this.#o.channel.declaration.name}'`,
+      signal,
+    })
+  );
 
   constructor(o: ChannelConsumerOptions) {
     this.#o = o;
@@ -79,26 +85,12 @@ export class ChannelConsumer {
 
   /** Starts consuming (again); a no-op while running. */
   start(): void {
-    if (this.#run) return;
-    const abort = new AbortController();
-    const loop = this.#stopping.then(() =>
-      keepConnected((connected) => this.#session(connected, abort.signal), {
-        logger: this.#o.logger,
-        what: `amqp10 channel '${this.#o.channel.declaration.name}'`,
-        signal: abort.signal,
-      })
-    );
-    this.#run = { abort, loop };
+    this.#runs.start();
   }
 
   /** Stops granting credit, lets the deliveries in hand finish, then closes the connection. */
-  async stop(): Promise<void> {
-    const run = this.#run;
-    if (!run) return await this.#stopping;
-    this.#run = undefined;
-    run.abort.abort();
-    this.#stopping = run.loop;
-    await run.loop;
+  stop(): Promise<void> {
+    return this.#runs.stop();
   }
 
   /** One connection's life: resolves when stopped, rejects with the reason when it is lost. */
