@@ -11,9 +11,8 @@ import {
   replayInstance,
   type ReplayUntil,
 } from "../engine/runtime/audit/mod.ts";
-import { type CliIo, type Command, UsageError } from "./command.ts";
+import { type CliIo, type Command, formatFlag, UsageError } from "./command.ts";
 import { parseCommandArgs, stringFlag } from "./describe.ts";
-import { formatFlag } from "./lint.ts";
 
 const USAGE = `Usage: sutra audit-replay <INSTANCE_ID> --from-jsonl <PATH> [options]
 

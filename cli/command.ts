@@ -165,6 +165,15 @@ export function writeFindings(
   }
 }
 
+/** `text` or `json`, from `--format`. */
+export function formatFlag(value: string | undefined): "text" | "json" {
+  const format = value ?? "text";
+  if (format !== "text" && format !== "json") {
+    throw new UsageError(`--format must be text or json, not '${format}'`);
+  }
+  return format;
+}
+
 /** True when `args` ask for `--format json`. */
 export function asksJson(args: readonly string[]): boolean {
   return args.some((arg, i) =>

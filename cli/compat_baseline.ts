@@ -9,9 +9,9 @@
  */
 
 import { compareRevisions } from "../engine/package/compat.ts";
-import { cliLog, type Command, UsageError, writeFindings } from "./command.ts";
+import { cliLog, type Command, formatFlag, UsageError, writeFindings } from "./command.ts";
 import { parseCommandArgs, stringFlag } from "./describe.ts";
-import { formatFlag, type PackageCommandOptions } from "./lint.ts";
+import { type PackageCommandOptions } from "./lint.ts";
 import { loadPackageSource } from "./package_source.ts";
 
 const USAGE =

@@ -44,9 +44,15 @@ import {
   isSubsequence,
 } from "../engine/runtime/coverage/enumerate.ts";
 import { compileArchive } from "../engine/runtime/deployments/compile.ts";
-import { type CliIo, type Command, readInputFile, readInputText, UsageError } from "./command.ts";
+import {
+  type CliIo,
+  type Command,
+  formatFlag,
+  readInputFile,
+  readInputText,
+  UsageError,
+} from "./command.ts";
 import { type CommandArgs, parseCommandArgs, stringFlag } from "./describe.ts";
-import { formatFlag } from "./lint.ts";
 
 /** Options for {@link coverageCommand}. */
 export interface CoverageCommandOptions {

@@ -16,9 +16,16 @@ import {
   PACKAGE_YAML,
   type PackageFiles,
 } from "../engine/package/mod.ts";
-import { type CliIo, cliLog, type Command, DiagnosticError, UsageError } from "./command.ts";
+import {
+  type CliIo,
+  cliLog,
+  type Command,
+  DiagnosticError,
+  formatFlag,
+  UsageError,
+} from "./command.ts";
 import { type CommandArgs, parseCommandArgs, stringFlag } from "./describe.ts";
-import { formatFlag, type PackageCommandOptions, readPackageArgument, underDir } from "./lint.ts";
+import { type PackageCommandOptions, readPackageArgument, underDir } from "./lint.ts";
 import { checkScaffoldName, envCase, pascalCase } from "./scaffold/names.ts";
 import { codecFiles, httpChannelYaml, packageFacts, packageFiles } from "./scaffold/package.ts";
 import { processFiles, type ScaffoldFile, type ValidationPolicy } from "./scaffold/process.ts";

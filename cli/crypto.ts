@@ -14,9 +14,8 @@
  */
 import { defaultResolveContext, type ResolveContext } from "../engine/core/secrets.ts";
 import { provisionDataKey, rewrapDataKeys } from "../engine/runtime/crypto/mod.ts";
-import { type CliIo, type Command, UsageError } from "./command.ts";
+import { type CliIo, type Command, formatFlag, UsageError } from "./command.ts";
 import { parseCommandArgs, stringFlag } from "./describe.ts";
-import { formatFlag } from "./lint.ts";
 
 const USAGE = `Usage: sutra crypto provision-dek --key-id <KEY_ID> --kek <REF> [options]
        sutra crypto rewrap --kek <REF> [--from <REF>] [options]

@@ -25,6 +25,7 @@ import {
   type CliIo,
   type Command,
   DiagnosticError,
+  formatFlag,
   readInputFile,
   UsageError,
   writeFindings,
@@ -39,7 +40,7 @@ import {
   type EngineConnection,
 } from "./_admin_client.ts";
 import { type CommandArgs, parseCommandArgs, stringFlag } from "./describe.ts";
-import { formatFlag, reported, underDir } from "./lint.ts";
+import { reported, underDir } from "./lint.ts";
 import { errorMessage } from "../engine/core/errors.ts";
 
 const DEPLOY_USAGE =

@@ -10,8 +10,7 @@
 import { parseArgs } from "node:util";
 import { type Diagnostic, diagnostic, formatDiagnostic } from "../engine/core/diagnostic.ts";
 import { ARCHIVE_EXTENSION, readArchiveFile } from "../engine/package/mod.ts";
-import { type CliIo, type Command, DiagnosticError, UsageError } from "./command.ts";
-import { formatFlag } from "./lint.ts";
+import { type CliIo, type Command, DiagnosticError, formatFlag, UsageError } from "./command.ts";
 import { errorMessage } from "../engine/core/errors.ts";
 
 const USAGE = `Usage: sutra deployments list DIR [--label KEY=VALUE]... [--format text|json]

@@ -23,7 +23,14 @@ import {
   readBpmn,
 } from "../engine/bpmn/mod.ts";
 import { namedImplementation } from "../engine/package/processes.ts";
-import { type CliIo, type Command, DiagnosticError, readInputFile, UsageError } from "./command.ts";
+import {
+  type CliIo,
+  type Command,
+  DiagnosticError,
+  formatFlag,
+  readInputFile,
+  UsageError,
+} from "./command.ts";
 import { errorMessage } from "../engine/core/errors.ts";
 
 /**
@@ -362,10 +369,7 @@ type, validators, redactors, aliases) and replies. Reads the model only, so
 it also works on a file that does not validate yet.`,
   async run(args: readonly string[], io: CliIo): Promise<number> {
     const parsed = parseCommandArgs(args, { format: { type: "string" } });
-    const format = stringFlag(parsed, "format") ?? "text";
-    if (format !== "text" && format !== "json") {
-      throw new UsageError(`--format must be text or json, not '${format}'`);
-    }
+    const format = formatFlag(stringFlag(parsed, "format"));
     const definitions = await readModelArgument(fileArgument(parsed.positionals), io);
     const report = describeModel(definitions);
     io.stdout(format === "json" ? JSON.stringify(report, null, 2) + "\n" : formatDescribe(report));

@@ -19,7 +19,14 @@ import {
   typeOf,
 } from "../lang/feel/mod.ts";
 import { type Diagnostic, diagnostic, DiagnosticError } from "../engine/core/diagnostic.ts";
-import { type CliIo, type CliLog, cliLog, type Command, UsageError } from "./command.ts";
+import {
+  type CliIo,
+  type CliLog,
+  cliLog,
+  type Command,
+  formatFlag,
+  UsageError,
+} from "./command.ts";
 import { errorMessage } from "../engine/core/errors.ts";
 
 const USAGE = `Usage: sutra explain [EXPRESSION] [--context FILE] [--format text|json]
@@ -40,10 +47,7 @@ export const explainCommand: Command = {
   usage: USAGE,
   async run(args: readonly string[], io: CliIo): Promise<number> {
     const { values, positionals } = parseFlags(args);
-    const format = values.format ?? "text";
-    if (format !== "text" && format !== "json") {
-      throw new UsageError(`--format must be text or json, not '${format}'`);
-    }
+    const format = formatFlag(values.format);
     if (positionals.length > 1) {
       throw new UsageError("give one expression (quote it), or none to read from stdin");
     }

@@ -5,9 +5,8 @@
  *
  * @module
  */
-import { type CliIo, type Command, UsageError } from "./command.ts";
+import { type CliIo, type Command, formatFlag, UsageError } from "./command.ts";
 import { parseCommandArgs, stringFlag } from "./describe.ts";
-import { formatFlag } from "./lint.ts";
 import { adminClient, CONNECTION_FLAGS, CONNECTION_USAGE } from "./_admin_client.ts";
 import { report, table } from "./instances.ts";
 

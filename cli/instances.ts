@@ -8,7 +8,7 @@
  * @module
  */
 import { type Diagnostic, formatDiagnostic } from "../engine/core/diagnostic.ts";
-import { type CliIo, type Command, UsageError } from "./command.ts";
+import { type CliIo, type Command, formatFlag, UsageError } from "./command.ts";
 import {
   type AdminAnswer,
   type AdminClient,
@@ -17,7 +17,6 @@ import {
   CONNECTION_USAGE,
 } from "./_admin_client.ts";
 import { type CommandArgs, parseCommandArgs, stringFlag } from "./describe.ts";
-import { formatFlag } from "./lint.ts";
 
 /**
  * Prints an answer: `render(body)` (or the JSON body) on stdout when it

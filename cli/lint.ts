@@ -19,6 +19,7 @@ import {
   cliLog,
   type Command,
   DiagnosticError,
+  formatFlag,
   UsageError,
   writeFindings,
 } from "./command.ts";
@@ -28,15 +29,6 @@ import { parseCommandArgs, stringFlag } from "./describe.ts";
 export interface PackageCommandOptions {
   /** Transports a channel may ride in this build. */
   readonly transports: TransportCatalog;
-}
-
-/** `text` or `json`, from `--format`. */
-export function formatFlag(value: string | undefined): "text" | "json" {
-  const format = value ?? "text";
-  if (format !== "text" && format !== "json") {
-    throw new UsageError(`--format must be text or json, not '${format}'`);
-  }
-  return format;
 }
 
 /** The one DIR positional of a package command. */

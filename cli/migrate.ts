@@ -23,9 +23,8 @@ import {
   resolveDatabaseTarget,
   verifyMigrations,
 } from "../engine/persistence/mod.ts";
-import { type CliIo, cliLog, type Command, UsageError } from "./command.ts";
+import { type CliIo, cliLog, type Command, formatFlag, UsageError } from "./command.ts";
 import { parseCommandArgs, stringFlag } from "./describe.ts";
-import { formatFlag } from "./lint.ts";
 
 /** Options for {@link createMigrateCommand}. */
 export interface MigrateCommandOptions {

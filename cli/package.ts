@@ -10,10 +10,16 @@
 import { dirname } from "node:path";
 import { type Diagnostic, diagnostic } from "../engine/core/diagnostic.ts";
 import { ARCHIVE_EXTENSION, readArchiveFile, sealPackage } from "../engine/package/mod.ts";
-import { type CliIo, cliLog, type Command, DiagnosticError, writeFindings } from "./command.ts";
+import {
+  type CliIo,
+  cliLog,
+  type Command,
+  DiagnosticError,
+  formatFlag,
+  writeFindings,
+} from "./command.ts";
 import { parseCommandArgs, stringFlag } from "./describe.ts";
 import {
-  formatFlag,
   type PackageCommandOptions,
   packageDirArgument,
   readPackageArgument,

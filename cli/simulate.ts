@@ -7,7 +7,7 @@
  * @module
  */
 import { acceptsMessageType, type ChannelRoute, channelRoutes } from "../engine/bpmn/mod.ts";
-import { type CliIo, type Command, UsageError } from "./command.ts";
+import { type CliIo, type Command, formatFlag, UsageError } from "./command.ts";
 import { fileArgument, parseCommandArgs, readModelArgument, stringFlag } from "./describe.ts";
 
 interface RouteReport {
@@ -80,10 +80,7 @@ channel, the error lists every channel the file declares.`,
       "message-type": { type: "string" },
       format: { type: "string" },
     });
-    const format = stringFlag(parsed, "format") ?? "text";
-    if (format !== "text" && format !== "json") {
-      throw new UsageError(`--format must be text or json, not '${format}'`);
-    }
+    const format = formatFlag(stringFlag(parsed, "format"));
     if (parsed.flags["dry-run"] !== true) {
       throw new UsageError("--dry-run is required: simulate reports routing and runs nothing");
     }
