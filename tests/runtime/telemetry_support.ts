@@ -8,10 +8,10 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { transports } from "../../engine/core/transport.ts";
-import { readPackageDir, sealPackage } from "../../engine/package/mod.ts";
+import { readPackageDir } from "../../engine/package/mod.ts";
 import type { RunningEngine } from "../../engine/runtime/mod.ts";
 import { bootEngine } from "./support.ts";
+import { sealFiles } from "../support/fixture_package.ts";
 
 const BPMN = `<?xml version="1.0" encoding="UTF-8"?>
 <bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL"
@@ -103,9 +103,7 @@ export async function telemetryPackage(outUrl: string): Promise<Uint8Array> {
     await Deno.writeTextFile(`${dir}/bpmn/flow.bpmn`, BPMN);
     const read = await readPackageDir(dir);
     assert.ok(read.files, read.diagnostics.map((d) => d.message).join("\n"));
-    const sealed = await sealPackage(read.files, { transports });
-    assert.ok(sealed.archive, sealed.diagnostics.map((d) => `${d.code} ${d.message}`).join("\n"));
-    return sealed.archive.bytes;
+    return await sealFiles(read.files);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -17,11 +17,10 @@ import net from "node:net";
 import assert from "node:assert/strict";
 import rhea from "rhea";
 import type { EventContext, Message } from "rhea";
-import { transports } from "../../engine/core/transport.ts";
-import { sealPackage } from "../../engine/package/mod.ts";
 import { Amqp10Connection, DURABLE_TERMINUS } from "../../io/transports/amqp10/_connection.ts";
 
 import { rabbitmqctl } from "./rabbitmq.ts";
+import { sealFiles } from "./fixture_package.ts";
 
 export { Broker, rabbitTest as amqp10Test, uniquePrefix } from "./rabbitmq.ts";
 
@@ -220,9 +219,7 @@ engine:
     ["channels.yaml", encode(channels)],
     ["bpmn/orders.bpmn", encode(bpmn)],
   ]);
-  const sealed = await sealPackage(files, { transports });
-  assert.ok(sealed.archive, sealed.diagnostics.map((d) => `${d.code} ${d.message}`).join("\n"));
-  return sealed.archive.bytes;
+  return await sealFiles(files);
 }
 
 /** A TCP proxy in front of the broker whose connections a test can drop at once. */

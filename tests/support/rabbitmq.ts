@@ -11,15 +11,14 @@
 // @ts-types="@types/amqplib"
 import amqp from "amqplib";
 import { Buffer } from "node:buffer";
-import assert from "node:assert/strict";
-import { transports } from "../../engine/core/transport.ts";
-import { readPackageDir, sealPackage } from "../../engine/package/mod.ts";
 import {
   REQUIRE_SERVICES_ENV,
   serverDatabaseUrl,
   servicesRequired,
   TEST_DATABASE_URL_ENV,
 } from "./test_database.ts";
+import { takeUntil } from "./take_until.ts";
+import { sealFixture } from "./fixture_package.ts";
 
 /** Variable naming the tier-2 RabbitMQ broker. */
 export const TEST_RABBITMQ_URL_ENV = "SUTRA_TEST_RABBITMQ_URL";
@@ -136,18 +135,8 @@ export class Broker {
   }
 
   /** Waits until `queue` has given `count` messages in all; answers them. */
-  async await(queue: string, count: number, timeoutMs = 10_000): Promise<Received[]> {
-    const got: Received[] = [];
-    const deadline = Date.now() + timeoutMs;
-    while (got.length < count) {
-      got.push(...await this.take(queue));
-      if (got.length >= count) break;
-      if (Date.now() > deadline) {
-        throw new Error(`${queue}: ${got.length} of ${count} messages after ${timeoutMs} ms`);
-      }
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    return got;
+  await(queue: string, count: number, timeoutMs = 10_000): Promise<Received[]> {
+    return takeUntil(() => this.take(queue), { what: queue, count, timeoutMs, pollMs: 25 });
   }
 
   /** Messages ready (not delivered to a consumer) on `queue`. */
@@ -196,20 +185,12 @@ export interface RabbitPackageOptions {
 }
 
 /** The `rabbitmq_channel` fixture package sealed for one test. */
-export async function rabbitPackage(o: RabbitPackageOptions): Promise<Uint8Array> {
-  const path = new URL("../fixtures/runtime/rabbitmq_channel", import.meta.url).pathname;
-  const read = await readPackageDir(path);
-  assert.ok(read.files, read.diagnostics.map((d) => d.message).join("\n"));
-  const files = new Map<string, Uint8Array>();
-  for (const [name, bytes] of read.files) {
-    const text = new TextDecoder().decode(bytes).replaceAll("@Q@", o.prefix)
-      .replaceAll("@ACK@", o.ackMode ?? "on-persist")
-      .replaceAll("@SINGLETON@", String(o.singleton ?? false));
-    files.set(name, new TextEncoder().encode(text));
-  }
-  const sealed = await sealPackage(files, { transports });
-  assert.ok(sealed.archive, sealed.diagnostics.map((d) => `${d.code} ${d.message}`).join("\n"));
-  return sealed.archive.bytes;
+export function rabbitPackage(o: RabbitPackageOptions): Promise<Uint8Array> {
+  return sealFixture("rabbitmq_channel", {
+    "@Q@": o.prefix,
+    "@ACK@": o.ackMode ?? "on-persist",
+    "@SINGLETON@": String(o.singleton ?? false),
+  });
 }
 
 /** The queues the fixture uses under `prefix`. */

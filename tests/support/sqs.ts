@@ -33,14 +33,14 @@ import {
   SQSClient,
 } from "@aws-sdk/client-sqs";
 import assert from "node:assert/strict";
-import { transports } from "../../engine/core/transport.ts";
-import { readPackageDir, sealPackage } from "../../engine/package/mod.ts";
 import {
   REQUIRE_SERVICES_ENV,
   serverDatabaseUrl,
   servicesRequired,
   TEST_DATABASE_URL_ENV,
 } from "./test_database.ts";
+import { takeUntil } from "./take_until.ts";
+import { sealFixture } from "./fixture_package.ts";
 
 /** Variable naming an SQS endpoint to use instead of a fauxqs child. */
 export const TEST_SQS_ENDPOINT_ENV = "SUTRA_TEST_SQS_ENDPOINT";
@@ -288,18 +288,8 @@ export class SqsQueues {
   }
 
   /** Waits until `queue` has given `count` messages in all; answers them. */
-  async await(queue: string, count: number, timeoutMs = 15_000): Promise<Received[]> {
-    const got: Received[] = [];
-    const deadline = Date.now() + timeoutMs;
-    while (got.length < count) {
-      got.push(...await this.take(queue));
-      if (got.length >= count) break;
-      if (Date.now() > deadline) {
-        throw new Error(`${queue}: ${got.length} of ${count} messages after ${timeoutMs} ms`);
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    return got;
+  await(queue: string, count: number, timeoutMs = 15_000): Promise<Received[]> {
+    return takeUntil(() => this.take(queue), { what: queue, count, timeoutMs, pollMs: 50 });
   }
 
   /** Messages on `queue`, visible and in flight. */
@@ -392,23 +382,14 @@ export function fixtureQueues(o: Pick<SqsPackageOptions, "prefix" | "fifo">): st
 }
 
 /** The `sqs_channel` fixture package sealed for one test. */
-export async function sqsPackage(o: SqsPackageOptions): Promise<Uint8Array> {
-  const path = new URL("../fixtures/runtime/sqs_channel", import.meta.url).pathname;
-  const read = await readPackageDir(path);
-  assert.ok(read.files, read.diagnostics.map((d) => d.message).join("\n"));
-  const files = new Map<string, Uint8Array>();
-  for (const [name, bytes] of read.files) {
-    const text = new TextDecoder().decode(bytes)
-      .replaceAll("@ORDERS@", ordersQueue(o))
-      .replaceAll("@Q@", o.prefix)
-      .replaceAll("@ACK@", o.ackMode ?? "on-persist")
-      .replaceAll("@VISIBILITY@", o.visibility ?? "PT30S")
-      .replaceAll("@PREFETCH@", String(o.prefetch ?? 10));
-    files.set(name, new TextEncoder().encode(text));
-  }
-  const sealed = await sealPackage(files, { transports });
-  assert.ok(sealed.archive, sealed.diagnostics.map((d) => `${d.code} ${d.message}`).join("\n"));
-  return sealed.archive.bytes;
+export function sqsPackage(o: SqsPackageOptions): Promise<Uint8Array> {
+  return sealFixture("sqs_channel", {
+    "@ORDERS@": ordersQueue(o),
+    "@Q@": o.prefix,
+    "@ACK@": o.ackMode ?? "on-persist",
+    "@VISIBILITY@": o.visibility ?? "PT30S",
+    "@PREFETCH@": String(o.prefetch ?? 10),
+  });
 }
 
 if (import.meta.main) {

@@ -10,9 +10,8 @@ import "../../io/codecs/mod.ts";
 import "../../io/transports/mod.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { transports } from "../../engine/core/transport.ts";
-import { readPackageDir, sealPackage } from "../../engine/package/mod.ts";
 import { spawnEngine } from "../support/engine_process.ts";
+import { sealFixture } from "../support/fixture_package.ts";
 
 /** A test's directories: the watched inbox (with its folders) and the sink's outbox. */
 export interface FileDirs {
@@ -32,19 +31,8 @@ export async function fileDirs(): Promise<FileDirs> {
 }
 
 /** The fixture package `fixture` (under tests/fixtures/runtime) sealed for `dirs`. */
-export async function filePackage(dirs: FileDirs, fixture = "file_channel"): Promise<Uint8Array> {
-  const path = new URL(`../fixtures/runtime/${fixture}`, import.meta.url).pathname;
-  const read = await readPackageDir(path);
-  assert.ok(read.files, read.diagnostics.map((d) => d.message).join("\n"));
-  const files = new Map<string, Uint8Array>();
-  for (const [name, bytes] of read.files) {
-    const text = new TextDecoder().decode(bytes).replaceAll("@IN@", dirs.inbox)
-      .replaceAll("@OUT@", dirs.outbox);
-    files.set(name, new TextEncoder().encode(text));
-  }
-  const sealed = await sealPackage(files, { transports });
-  assert.ok(sealed.archive, sealed.diagnostics.map((d) => `${d.code} ${d.message}`).join("\n"));
-  return sealed.archive.bytes;
+export function filePackage(dirs: FileDirs, fixture = "file_channel"): Promise<Uint8Array> {
+  return sealFixture(fixture, { "@IN@": dirs.inbox, "@OUT@": dirs.outbox });
 }
 
 /** The names of the plain files in `dir` (none when it does not exist), sorted. */

@@ -9,13 +9,11 @@
  *
  * @module
  */
-import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { type Consumer, Kafka, logLevel, Partitioners } from "kafkajs";
-import { transports } from "../../engine/core/transport.ts";
-import { readPackageDir, sealPackage } from "../../engine/package/mod.ts";
 import { KafkaTestBroker } from "../support/kafka_broker/mod.ts";
 import { tier2Test } from "../support/test_database.ts";
+import { sealFixture } from "../support/fixture_package.ts";
 
 /** Variable naming a real cluster's bootstrap brokers (`host:port,…`). */
 export const TEST_KAFKA_BROKERS_ENV = "SUTRA_TEST_KAFKA_BROKERS";
@@ -207,20 +205,12 @@ export interface KafkaPackageOptions {
 }
 
 /** The `kafka_channel` fixture package sealed for one test. */
-export async function kafkaPackage(o: KafkaPackageOptions): Promise<Uint8Array> {
-  const path = new URL("../fixtures/runtime/kafka_channel", import.meta.url).pathname;
-  const read = await readPackageDir(path);
-  assert.ok(read.files, read.diagnostics.map((d) => d.message).join("\n"));
-  const files = new Map<string, Uint8Array>();
-  for (const [name, bytes] of read.files) {
-    const text = new TextDecoder().decode(bytes).replaceAll("@T@", o.prefix)
-      .replaceAll("@ACK@", o.ackMode ?? "on-persist")
-      .replaceAll("@SINGLETON@", String(o.singleton ?? false));
-    files.set(name, new TextEncoder().encode(text));
-  }
-  const sealed = await sealPackage(files, { transports });
-  assert.ok(sealed.archive, sealed.diagnostics.map((d) => `${d.code} ${d.message}`).join("\n"));
-  return sealed.archive.bytes;
+export function kafkaPackage(o: KafkaPackageOptions): Promise<Uint8Array> {
+  return sealFixture("kafka_channel", {
+    "@T@": o.prefix,
+    "@ACK@": o.ackMode ?? "on-persist",
+    "@SINGLETON@": String(o.singleton ?? false),
+  });
 }
 
 /** The topics the fixture uses under `prefix`. */

@@ -4,15 +4,13 @@
  *
  * @module
  */
-import assert from "node:assert/strict";
-import { transports } from "../../../engine/core/transport.ts";
-import { readPackageDir, sealPackage } from "../../../engine/package/mod.ts";
 import type { RunningEngine } from "../../../engine/runtime/mod.ts";
 import { readPubSubOptions } from "../../../io/transports/pubsub/mod.ts";
 import { declareTopology } from "../../../io/transports/pubsub/consumer.ts";
 import { bootEngine } from "../../runtime/support.ts";
 import { type ServerSchema, withServerDatabase } from "../test_database.ts";
 import { openPubSub, PubSubPeer, type PubSubTarget, TEST_PROJECT, uniqueName } from "./mod.ts";
+import { sealFixture } from "../fixture_package.ts";
 
 /** Options for {@link pubsubPackage}. */
 export interface PubSubPackageOptions {
@@ -22,19 +20,8 @@ export interface PubSubPackageOptions {
 }
 
 /** The `pubsub_channel` fixture package sealed for one test. */
-export async function pubsubPackage(o: PubSubPackageOptions): Promise<Uint8Array> {
-  const path = new URL("../../fixtures/runtime/pubsub_channel", import.meta.url).pathname;
-  const read = await readPackageDir(path);
-  assert.ok(read.files, read.diagnostics.map((d) => d.message).join("\n"));
-  const files = new Map<string, Uint8Array>();
-  for (const [name, bytes] of read.files) {
-    const text = new TextDecoder().decode(bytes).replaceAll("@T@", o.prefix)
-      .replaceAll("@ACK@", o.ackMode ?? "on-persist");
-    files.set(name, new TextEncoder().encode(text));
-  }
-  const sealed = await sealPackage(files, { transports });
-  assert.ok(sealed.archive, sealed.diagnostics.map((d) => `${d.code} ${d.message}`).join("\n"));
-  return sealed.archive.bytes;
+export function pubsubPackage(o: PubSubPackageOptions): Promise<Uint8Array> {
+  return sealFixture("pubsub_channel", { "@T@": o.prefix, "@ACK@": o.ackMode ?? "on-persist" });
 }
 
 /** The fixture's topic and subscription ids under one prefix. */
