@@ -56,6 +56,30 @@ export async function openRow(row: LockedRow, keyring?: Keyring): Promise<Locked
 /** Why the row was not handed over. */
 export type LockRefusal = "missing" | "held";
 
+/** The instance columns a {@link LockedRow} is read from, as selected by {@link INSTANCE_ROW_SELECT}. */
+export interface InstanceRowColumns {
+  readonly tenant: string;
+  readonly deployment_id: string;
+  readonly process_id: string;
+  readonly status: string;
+  readonly snapshot: string;
+}
+
+/** The select list of {@link InstanceRowColumns}. */
+export const INSTANCE_ROW_SELECT = `tenant, deployment_id, process_id, status, ${SNAPSHOT_COLUMN}`;
+
+/** The row of `instanceId` as read, its snapshot still sealed. */
+export function lockedRowOf(instanceId: string, r: InstanceRowColumns): LockedRow {
+  return {
+    tenant: r.tenant,
+    instanceId,
+    deploymentId: r.deployment_id,
+    processId: r.process_id,
+    status: r.status,
+    snapshot: snapshotFromColumn(r.snapshot),
+  };
+}
+
 /**
  * Runs `change` on the locked row of `instanceId` in one transaction; what
  * it returns is the answer, and a throw rolls everything back. The row is
@@ -67,29 +91,15 @@ export async function withLockedInstance<T>(
   change: (tx: Transaction, row: LockedRow) => Promise<T>,
 ): Promise<T | LockRefusal> {
   return await db.transaction(async (tx) => {
-    const { rows } = await tx.query<{
-      tenant: string;
-      deployment_id: string;
-      process_id: string;
-      status: string;
-      owner: string | null;
-      snapshot: string;
-    }>(
-      `select tenant, deployment_id, process_id, status, owner, ${SNAPSHOT_COLUMN}
+    const { rows } = await tx.query<InstanceRowColumns & { owner: string | null }>(
+      `select ${INSTANCE_ROW_SELECT}, owner
          from instances where instance_id = $1 order by tenant limit 1 for update`,
       [instanceId],
     );
     if (rows.length === 0) return "missing" as const;
     const r = rows[0];
     if (r.owner !== null) return "held" as const;
-    return await change(tx, {
-      tenant: r.tenant,
-      instanceId,
-      deploymentId: r.deployment_id,
-      processId: r.process_id,
-      status: r.status,
-      snapshot: snapshotFromColumn(r.snapshot),
-    });
+    return await change(tx, lockedRowOf(instanceId, r));
   });
 }
 

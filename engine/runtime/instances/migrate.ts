@@ -31,14 +31,16 @@ import { errorMessage } from "../../core/errors.ts";
 import {
   auditAdminEvent,
   decodeRow,
+  INSTANCE_ROW_SELECT,
+  type InstanceRowColumns,
   type LockedRow,
+  lockedRowOf,
   openRow,
   withLockedInstance,
   writeState,
 } from "./instance_lock.ts";
 import { remapState } from "./remap.ts";
 import { redriveFailedTask, reviveRows } from "./retry.ts";
-import { SNAPSHOT_COLUMN, snapshotFromColumn } from "./snapshot_column.ts";
 import type { Protection } from "../audit/mod.ts";
 import type { Keyring } from "../crypto/mod.ts";
 
@@ -448,26 +450,13 @@ async function readRow(
   instanceId: string,
   keyring?: Keyring,
 ): Promise<LockedRow | undefined> {
-  const { rows } = await db.query<{
-    tenant: string;
-    deployment_id: string;
-    process_id: string;
-    status: string;
-    snapshot: string;
-  }>(
-    `select tenant, deployment_id, process_id, status, ${SNAPSHOT_COLUMN}
+  const { rows } = await db.query<InstanceRowColumns>(
+    `select ${INSTANCE_ROW_SELECT}
        from instances where instance_id = $1 order by tenant limit 1`,
     [instanceId],
   );
   const r = rows[0];
-  return r && await openRow({
-    tenant: r.tenant,
-    instanceId,
-    deploymentId: r.deployment_id,
-    processId: r.process_id,
-    status: r.status,
-    snapshot: snapshotFromColumn(r.snapshot),
-  }, keyring);
+  return r && await openRow(lockedRowOf(instanceId, r), keyring);
 }
 
 /** Points the instance's waiting rows at the nodes their waits moved to. */
