@@ -22,7 +22,7 @@ import {
   type QSource,
   readBpmn,
 } from "../engine/bpmn/mod.ts";
-import { namedImplementation } from "../engine/package/processes.ts";
+import { isNamedImplementation, namedImplementation } from "../engine/package/processes.ts";
 import {
   type CliIo,
   type Command,
@@ -91,12 +91,8 @@ export function fileArgument(positionals: readonly string[]): string {
 
 /** A one-line description of what a task does. */
 export function describeImplementation(implementation: Implementation): string {
+  if (isNamedImplementation(implementation)) return namedImplementation(implementation);
   switch (implementation.kind) {
-    case "registered":
-    case "channel-call":
-    case "template":
-    case "decision":
-      return namedImplementation(implementation);
     case "script":
       return "FEEL script";
     case "send":

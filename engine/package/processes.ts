@@ -82,6 +82,20 @@ export type NamedImplementation = Extract<
   { readonly kind: "registered" | "channel-call" | "template" | "decision" }
 >;
 
+const NAMING_KINDS: ReadonlySet<Implementation["kind"]> = new Set([
+  "registered",
+  "channel-call",
+  "template",
+  "decision",
+]);
+
+/** True for an implementation that names what it calls. */
+export function isNamedImplementation(
+  implementation: Implementation,
+): implementation is NamedImplementation {
+  return NAMING_KINDS.has(implementation.kind);
+}
+
 /**
  * What a naming implementation calls, in a few words (`registered:NAME`,
  * `channel call C`, `template T`, `decision SOURCE#ID`): the wording every
@@ -106,12 +120,8 @@ export function namedImplementation(implementation: NamedImplementation): string
 function does(node: FlowNode): string | undefined {
   const implementation = implementationOf(node);
   if (implementation === undefined) return undefined;
+  if (isNamedImplementation(implementation)) return namedImplementation(implementation);
   switch (implementation.kind) {
-    case "registered":
-    case "channel-call":
-    case "template":
-    case "decision":
-      return namedImplementation(implementation);
     case "unsupported":
       return `unsupported ${implementation.value}`;
     default:
