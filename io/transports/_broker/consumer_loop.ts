@@ -3,7 +3,8 @@
  * {@link keepConnected}: started, it connects (again and again, with
  * backoff); stopped, it aborts its signal, lets the transport drain what is
  * in hand, and waits for the session to end. A start that comes while a
- * stop is under way (a singleton lease lost and won back) runs after it.
+ * stop is under way (a singleton lease lost and won back) runs after it,
+ * unless a later stop took it back (lost again meanwhile).
  *
  * @module
  */
@@ -35,6 +36,8 @@ export class ConsumerLoop {
   #abort = new AbortController();
   #loop: Promise<void> | undefined;
   #stopping: Promise<void> | undefined;
+  /** What the last call asked for: a start deferred behind a stop runs only if still wanted. */
+  #wanted = false;
 
   constructor(options: ConsumerLoopOptions) {
     this.#o = options;
@@ -47,8 +50,11 @@ export class ConsumerLoop {
 
   /** Starts the loop unless it runs; after a stop under way when there is one. */
   start(): void {
+    this.#wanted = true;
     if (this.#stopping) {
-      void this.#stopping.then(() => this.start());
+      void this.#stopping.then(() => {
+        if (this.#wanted) this.start();
+      });
       return;
     }
     if (this.#loop) return;
@@ -62,6 +68,7 @@ export class ConsumerLoop {
 
   /** Stops the loop; resolves once it drained, ended and closed. Calls during a stop share it. */
   stop(): Promise<void> {
+    this.#wanted = false;
     if (!this.#loop) return this.#stopping ?? Promise.resolve();
     this.#stopping ??= this.#stop().finally(() => this.#stopping = undefined);
     return this.#stopping;

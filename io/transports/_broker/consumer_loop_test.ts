@@ -56,13 +56,26 @@ Deno.test("ConsumerLoop: a start during a stop runs after it, with a fresh signa
   const stopping = loop.stop();
   const first = loop.signal;
   loop.start();
-  assert.equal(loop.stop(), stopping, "a second stop shares the one under way");
   await stopping;
   await until(() => events.length === 5);
   assert.equal(events[4], "session");
   assert.ok(first.aborted);
   assert.ok(!loop.signal.aborted);
   await loop.stop();
+});
+
+Deno.test("ConsumerLoop: a stop after a deferred start takes it back (a lease lost, won, lost)", async () => {
+  const events: string[] = [];
+  const loop = loopOf(events);
+  loop.start();
+  await until(() => events.length === 1);
+  const stopping = loop.stop();
+  loop.start();
+  assert.equal(loop.stop(), stopping, "a second stop shares the one under way");
+  await stopping;
+  // Give a wrongly kept start every chance to run.
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.deepEqual(events, ["session", "drain (aborted: true)", "session ended", "closed"]);
 });
 
 Deno.test("ConsumerLoop: stopping a loop never started does nothing", async () => {
