@@ -35,18 +35,29 @@ export interface KillScenario {
   verify(db: Database): Promise<void>;
 }
 
-/** Deploys `sealed` into `target` with a short-lived in-process engine. */
-export async function deployInto(
+/** Boots an in-process engine on `target` with `env`, deploys `sealed`, runs `run`, and stops it. */
+export async function withDeployedEngine(
   target: ServerSchema,
   env: Record<string, string>,
   sealed: SealedPackage,
+  run: (engine: RunningEngine) => Promise<void>,
 ): Promise<void> {
   const engine = await bootEngine({ url: target.url, schema: target.schema, env });
   try {
     await engine.deployments.deploy(sealed);
+    await run(engine);
   } finally {
     await engine.stop();
   }
+}
+
+/** Deploys `sealed` into `target` with a short-lived in-process engine. */
+export function deployInto(
+  target: ServerSchema,
+  env: Record<string, string>,
+  sealed: SealedPackage,
+): Promise<void> {
+  return withDeployedEngine(target, env, sealed, () => Promise.resolve());
 }
 
 /** Starts an engine child on `target`, tuned so a killed sibling's work is taken over within seconds. */

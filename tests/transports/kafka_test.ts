@@ -7,7 +7,8 @@
  */
 import assert from "node:assert/strict";
 import type { RunningEngine } from "../../engine/runtime/mod.ts";
-import { bootEngine, instanceStatuses, post, until } from "../runtime/support.ts";
+import { instanceStatuses, post, until } from "../runtime/support.ts";
+import { withDeployedEngine } from "../support/broker_kill.ts";
 import { withServerDatabase } from "../support/test_database.ts";
 import {
   fixtureTopics,
@@ -29,19 +30,15 @@ async function withKafka(
 ): Promise<void> {
   const t = uniqueTopic(label);
   await client.topics(fixtureTopics(t));
-  await withServerDatabase(async (_db, target) => {
-    const engine = await bootEngine({
-      url: target.url,
-      schema: target.schema,
-      env: { SUTRA_TEST_KAFKA_BROKERS: brokers },
-    });
-    try {
-      await engine.deployments.deploy(await kafkaPackage({ prefix: t, ...options }));
-      await run({ engine, t });
-    } finally {
-      await engine.stop();
-    }
-  });
+  const sealed = await kafkaPackage({ prefix: t, ...options });
+  await withServerDatabase((_db, target) =>
+    withDeployedEngine(
+      target,
+      { SUTRA_TEST_KAFKA_BROKERS: brokers },
+      sealed,
+      (engine) => run({ engine, t }),
+    )
+  );
 }
 
 kafkaTest(

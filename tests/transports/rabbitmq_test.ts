@@ -5,7 +5,8 @@
  */
 import assert from "node:assert/strict";
 import type { RunningEngine } from "../../engine/runtime/mod.ts";
-import { bootEngine, instanceStatuses, until } from "../runtime/support.ts";
+import { instanceStatuses, until } from "../runtime/support.ts";
+import { withDeployedEngine } from "../support/broker_kill.ts";
 import { withServerDatabase } from "../support/test_database.ts";
 import { createLogger } from "../../engine/core/mod.ts";
 import type { BoundChannel } from "../../engine/core/transport.ts";
@@ -32,19 +33,15 @@ async function withRabbit(
   const broker = await Broker.open(url);
   for (const name of fixtureQueues(q)) await broker.queue(name);
   try {
-    await withServerDatabase(async (_db, target) => {
-      const engine = await bootEngine({
-        url: target.url,
-        schema: target.schema,
-        env: { SUTRA_TEST_RABBITMQ_URL: url },
-      });
-      try {
-        await engine.deployments.deploy(await rabbitPackage({ prefix: q, ...options }));
-        await run({ engine, broker, q });
-      } finally {
-        await engine.stop();
-      }
-    });
+    const sealed = await rabbitPackage({ prefix: q, ...options });
+    await withServerDatabase((_db, target) =>
+      withDeployedEngine(
+        target,
+        { SUTRA_TEST_RABBITMQ_URL: url },
+        sealed,
+        (engine) => run({ engine, broker, q }),
+      )
+    );
   } finally {
     await broker.close(fixtureQueues(q));
   }
