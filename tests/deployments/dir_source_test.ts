@@ -8,19 +8,22 @@ import assert from "node:assert/strict";
 import { DEFAULT_LIMITS } from "../../engine/package/mod.ts";
 import { startDirSource } from "../../engine/runtime/deployments/dir_source.ts";
 import { sealLintFailure, sealRevision, SLOT } from "./_support.ts";
-import { withDeploymentService } from "../support/deployment_service.ts";
+import { type ServiceUnderTest, withDeploymentService } from "../support/deployment_service.ts";
+
+/** A dir source on `dir` that never polls by itself: the test converges it. */
+function manualDirSource(
+  dir: string,
+  service: ServiceUnderTest["service"],
+  logger: ServiceUnderTest["logger"],
+): ReturnType<typeof startDirSource> {
+  return startDirSource({ dir, service, logger, limits: DEFAULT_LIMITS, intervalMs: 0 });
+}
 
 Deno.test("the dir source deploys, flips and drains as archives are added, replaced and removed", async () => {
   const dir = await Deno.makeTempDir();
   try {
     await withDeploymentService({}, async ({ service, logger, lines }) => {
-      const source = await startDirSource({
-        dir,
-        service,
-        logger,
-        limits: DEFAULT_LIMITS,
-        intervalMs: 0,
-      });
+      const source = await manualDirSource(dir, service, logger);
       const active = () =>
         service.registry.list().filter((d) => d.status === "active").map((d) => d.deploymentId);
       try {
@@ -77,13 +80,7 @@ Deno.test("two archives of one slot are ambiguous and deploy neither", async () 
       await Deno.writeFile(`${dir}/a.sutra`, (await sealRevision("One")).bytes);
       await Deno.writeFile(`${dir}/b.sutra`, (await sealRevision("Two")).bytes);
       // The first pass runs as the source starts.
-      const source = await startDirSource({
-        dir,
-        service,
-        logger,
-        limits: DEFAULT_LIMITS,
-        intervalMs: 0,
-      });
+      const source = await manualDirSource(dir, service, logger);
       try {
         assert.equal(service.registry.list().length, 0);
         assert.deepEqual((await source.converge()).refused, ["a.sutra", "b.sutra"]);
