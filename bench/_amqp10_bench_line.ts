@@ -143,27 +143,3 @@ async function deleteQueues(brokerUrl: string, addresses: readonly string[]): Pr
     await connection.close();
   }
 }
-
-if (import.meta.main) {
-  const { benchArgs, benchLines, serverUrl } = await import("./_support.ts");
-  const args = benchArgs();
-  const messages = Number(args.get("messages") ?? 2000);
-  const prefetch = Number(args.get("prefetch") ?? 64);
-  const database = serverUrl();
-  const lines = benchLines("transports", {
-    messages,
-    prefetch,
-    database: database ? "postgres" : "pglite",
-  });
-  const brokerUrl = Deno.env.get("SUTRA_TEST_RABBITMQ_URL")?.trim() ||
-    "amqp://guest:guest@127.0.0.1:5672";
-  const rates = await amqp10BenchLine({
-    brokerUrl,
-    messages,
-    prefetch,
-    ...(database ? { database } : {}),
-  });
-  lines.rate("raw rhea receive+accept", rates.raw);
-  lines.rate("amqp10 on-persist stateless", rates.engine);
-  lines.ratio("ratio amqp10/raw", rates.engine, rates.raw);
-}

@@ -169,25 +169,3 @@ async function engineLoop(
     await admin.disconnect();
   }
 }
-
-if (import.meta.main) {
-  const { benchArgs, benchLines, serverUrl } = await import("./_support.ts");
-  const args = benchArgs();
-  const messages = Number(args.get("messages") ?? 2000);
-  const database = serverUrl();
-  const brokers = Deno.env.get("SUTRA_TEST_KAFKA_BROKERS")?.trim() || undefined;
-  const rates = await kafkaBenchLine({
-    messages,
-    ...(brokers ? { brokers } : {}),
-    ...(database ? { database } : {}),
-  });
-  const lines = benchLines("transports", {
-    messages,
-    database: database ? "postgres" : "pglite",
-    kafka: rates.broker,
-  });
-  lines.rate("raw kafkajs consume, commit per batch", rates.rawBatch);
-  lines.rate("raw kafkajs consume+commit per record", rates.raw);
-  lines.rate("kafka on-persist stateless", rates.engine);
-  lines.ratio("ratio kafka/raw", rates.engine, rates.raw);
-}

@@ -142,25 +142,3 @@ async function engineLoop(
     },
   });
 }
-
-if (import.meta.main) {
-  const { benchArgs, benchLines, serverUrl } = await import("./_support.ts");
-  const args = benchArgs();
-  const messages = Number(args.get("messages") ?? 2000);
-  const maxMessages = Number(args.get("prefetch") ?? 300);
-  const database = serverUrl();
-  const lines = benchLines("transports", {
-    messages,
-    prefetch: maxMessages,
-    database: database ? "postgres" : "pglite",
-    peer: "pubsub test double",
-  });
-  const rates = await pubsubBenchLine({
-    messages,
-    maxMessages,
-    ...(database ? { database } : {}),
-  });
-  lines.rate("raw pubsub streaming pull+ack", rates.raw);
-  lines.rate("pubsub on-persist stateless", rates.engine);
-  lines.ratio("ratio pubsub/raw", rates.engine, rates.raw);
-}

@@ -178,27 +178,3 @@ async function engineLoop(
     clock: firstTaken(visible, o.messages),
   });
 }
-
-if (import.meta.main) {
-  const { benchArgs, benchLines, serverUrl } = await import("./_support.ts");
-  const args = benchArgs();
-  const messages = Number(args.get("messages") ?? 2000);
-  const prefetch = Number(args.get("prefetch") ?? 64);
-  const database = serverUrl();
-  const endpoint = Deno.env.get("SUTRA_TEST_SQS_ENDPOINT")?.trim() || undefined;
-  const lines = benchLines("transports", {
-    messages,
-    prefetch,
-    database: database ? "postgres" : "pglite",
-    sqs: endpoint ?? "fauxqs",
-  });
-  const rates = await sqsBenchLine({
-    messages,
-    prefetch,
-    ...(endpoint ? { endpoint } : {}),
-    ...(database ? { database } : {}),
-  });
-  lines.rate("raw client-sqs receive+delete", rates.raw);
-  lines.rate("sqs on-persist stateless", rates.engine);
-  lines.ratio("ratio sqs/raw", rates.engine, rates.raw);
-}
