@@ -35,6 +35,7 @@ import {
   stateFor,
   TtlCache,
 } from "./settings.ts";
+import { PINNED_AWS_SDK_SETTINGS } from "../_aws/sdk_settings.ts";
 
 // A secret name or ARN, then an optional JSON field.
 const REFERENCE = /^([A-Za-z0-9/_+=.@:-]{1,2048})(?:#([^#\s]+))?$/;
@@ -137,14 +138,6 @@ async function clientFor(
     credentials,
     maxAttempts: 2,
     requestHandler: { connectionTimeout: 5_000, requestTimeout: 10_000 },
-    // Given here, these are not looked up in AWS_* variables and ~/.aws files (which
-    // needs the user id, `--allow-sys=uid`, the engine's permission set does not grant).
-    defaultsMode: "standard",
-    retryMode: "standard",
-    useFipsEndpoint: false,
-    useDualstackEndpoint: false,
-    authSchemePreference: [],
-    userAgentAppId: "sutra",
-    disableClockSkewCorrection: false,
+    ...PINNED_AWS_SDK_SETTINGS,
   } as SecretsManagerClientConfig);
 }

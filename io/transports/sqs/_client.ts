@@ -27,6 +27,7 @@ import {
 } from "@aws-sdk/client-sqs";
 import { addHeaders, headerText } from "../_broker/mod.ts";
 import type { ResolvedConnection } from "./options.ts";
+import { PINNED_AWS_SDK_SETTINGS } from "../../_aws/sdk_settings.ts";
 
 export { SQSClient };
 export type { Message };
@@ -49,15 +50,7 @@ export function sqsClient(connection: ResolvedConnection, requestTimeoutMs = 30_
     useQueueUrlAsEndpoint: false,
     maxAttempts: 1,
     requestHandler: { connectionTimeout: 5_000, requestTimeout: requestTimeoutMs },
-    // Given here, these are not looked up in AWS_* variables and ~/.aws files, which needs the
-    // user id (`--allow-sys=uid`) the engine's permission set does not grant.
-    defaultsMode: "standard",
-    retryMode: "standard",
-    useFipsEndpoint: false,
-    useDualstackEndpoint: false,
-    authSchemePreference: [],
-    userAgentAppId: "sutra",
-    disableClockSkewCorrection: false,
+    ...PINNED_AWS_SDK_SETTINGS,
   } as SQSClientConfig);
 }
 
