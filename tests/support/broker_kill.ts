@@ -51,6 +51,15 @@ export async function withDeployedEngine(
   }
 }
 
+/** {@link withDeployedEngine} on a fresh schema of the test database server. */
+export function withDeployedServerEngine(
+  env: Record<string, string>,
+  sealed: SealedPackage,
+  run: (engine: RunningEngine) => Promise<void>,
+): Promise<void> {
+  return withServerDatabase((_db, target) => withDeployedEngine(target, env, sealed, run));
+}
+
 /** Deploys `sealed` into `target` with a short-lived in-process engine. */
 export function deployInto(
   target: ServerSchema,

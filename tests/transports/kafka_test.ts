@@ -8,8 +8,7 @@
 import assert from "node:assert/strict";
 import type { RunningEngine } from "../../engine/runtime/mod.ts";
 import { instanceStatuses, post, until } from "../runtime/support.ts";
-import { withDeployedEngine } from "../support/broker_kill.ts";
-import { withServerDatabase } from "../support/test_database.ts";
+import { withDeployedServerEngine } from "../support/broker_kill.ts";
 import {
   fixtureTopics,
   type KafkaClient,
@@ -31,13 +30,10 @@ async function withKafka(
   const t = uniqueTopic(label);
   await client.topics(fixtureTopics(t));
   const sealed = await kafkaPackage({ prefix: t, ...options });
-  await withServerDatabase((_db, target) =>
-    withDeployedEngine(
-      target,
-      { SUTRA_TEST_KAFKA_BROKERS: brokers },
-      sealed,
-      (engine) => run({ engine, t }),
-    )
+  await withDeployedServerEngine(
+    { SUTRA_TEST_KAFKA_BROKERS: brokers },
+    sealed,
+    (engine) => run({ engine, t }),
   );
 }
 

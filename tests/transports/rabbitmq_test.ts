@@ -6,8 +6,7 @@
 import assert from "node:assert/strict";
 import type { RunningEngine } from "../../engine/runtime/mod.ts";
 import { instanceStatuses, until } from "../runtime/support.ts";
-import { withDeployedEngine } from "../support/broker_kill.ts";
-import { withServerDatabase } from "../support/test_database.ts";
+import { withDeployedServerEngine } from "../support/broker_kill.ts";
 import { createLogger } from "../../engine/core/mod.ts";
 import type { BoundChannel } from "../../engine/core/transport.ts";
 import { ChannelConsumer } from "../../io/transports/rabbitmq/consumer.ts";
@@ -34,13 +33,10 @@ async function withRabbit(
   for (const name of fixtureQueues(q)) await broker.queue(name);
   try {
     const sealed = await rabbitPackage({ prefix: q, ...options });
-    await withServerDatabase((_db, target) =>
-      withDeployedEngine(
-        target,
-        { SUTRA_TEST_RABBITMQ_URL: url },
-        sealed,
-        (engine) => run({ engine, broker, q }),
-      )
+    await withDeployedServerEngine(
+      { SUTRA_TEST_RABBITMQ_URL: url },
+      sealed,
+      (engine) => run({ engine, broker, q }),
     );
   } finally {
     await broker.close(fixtureQueues(q));
