@@ -19,16 +19,14 @@ import { evaluate as evaluateRuleset } from "../../../lang/srl/mod.ts";
 import type { Clock } from "../../core/clock.ts";
 import type { Logger } from "../../core/log.ts";
 import type { ResolveContext } from "../../core/secrets.ts";
-import { DiagnosticError } from "../../core/diagnostic.ts";
 import {
+  businessStores,
   type DataStoreSet,
-  declarationOf,
-  openDataStores,
-  resolveProjection,
+  openPackageStores,
   StepStores,
 } from "../../datastore/mod.ts";
 import type { DecisionOutcome, DecisionRequest, Ports } from "../../executor/mod.ts";
-import { COVERAGE_STORE, type DataStoreDecl, type LoadedPackage } from "../../package/mod.ts";
+import type { LoadedPackage } from "../../package/mod.ts";
 import type { ActiveDeployment, DeploymentRegistry } from "../deployments/registry.ts";
 import { errorMessage } from "../../core/errors.ts";
 import { offLane } from "./lanes.ts";
@@ -126,10 +124,9 @@ export class DeploymentStores {
   storesOf(deployment: ActiveDeployment): Promise<DataStoreSet> | undefined {
     const cached = this.#open.get(deployment.deploymentId);
     if (cached) return cached;
-    const declared = (deployment.package.stores.entries ?? [])
-      .filter((s) => s.name !== COVERAGE_STORE);
+    const declared = businessStores(deployment.package);
     if (declared.length === 0) return undefined;
-    const opening = openDeclared(declared, deployment.package, this.#o.resolve);
+    const opening = openPackageStores(deployment.package, this.#o.resolve, declared);
     this.#open.set(deployment.deploymentId, opening);
     opening.catch((error) => {
       this.#open.delete(deployment.deploymentId);
@@ -168,21 +165,6 @@ export class DeploymentStores {
       });
     }
   }
-}
-
-/** Resolves each store's projection, then opens them all; a store that cannot be resolved opens none. */
-function openDeclared(
-  declared: readonly DataStoreDecl[],
-  pkg: LoadedPackage,
-  resolve: ResolveContext,
-): Promise<DataStoreSet> {
-  const resolved = declared.map((s) => resolveProjection(s, pkg));
-  const problems = resolved.flatMap((r) => r.diagnostics);
-  if (problems.length > 0) return Promise.reject(new DiagnosticError(problems));
-  return openDataStores(
-    declared.map((s, i) => declarationOf(s, resolved[i].projection)),
-    { resolve, files: pkg.files },
-  );
 }
 
 const failed = (message: string): DecisionOutcome => ({
