@@ -111,13 +111,15 @@ async function knownWorkload(database: Record<string, string>): Promise<void> {
       }
     }
 
-    // The same meters reach the collector.
+    // The same meters reach the collector (an export may go out between a completion and the
+    // outbox send that records the delivery lag, so wait for both).
     await until(() => {
       const points = receiver.latestPoints();
       const completed = points.find((p) =>
         p.name === "sutra.instance.completed" && p.attributes.process === "order"
       );
-      return Promise.resolve(completed?.value === 2);
+      const lag = points.some((p) => p.name === "sutra.outbox.delivery-lag");
+      return Promise.resolve(completed?.value === 2 && lag);
     });
     const points = receiver.latestPoints();
     const started = points.find((p) => p.name === "sutra.instance.started");
