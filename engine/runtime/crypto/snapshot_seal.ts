@@ -85,7 +85,7 @@ export async function sealSnapshot(text: string, options: SealOptions): Promise<
     ));
   }
   // Each value is its own Web Crypto call; they run together rather than one after another.
-  const sealed = await Promise.all(targets.map((key) =>
+  const sealed = await everySettled(targets.map((key) =>
     sealBytes(
       dek.key,
       encoder.encode(entries.get(key)!),
@@ -131,7 +131,7 @@ export async function openSnapshot(
   const instanceId = entries.get("sutra.instance") ?? "";
   const sealed = [...entries].filter(([key]) => key.startsWith(SEALED_PREFIX));
   // Each value is its own Web Crypto call; they run together. Any failure fails the whole open.
-  const opened = await Promise.all(
+  const opened = await everySettled(
     sealed.map(([sealedKey, value]) => openEntry(sealedKey, value, instanceId, options)),
   );
   sealed.forEach(([sealedKey], i) => {
@@ -201,4 +201,15 @@ export function maskSealed(snapshot: string | Uint8Array): string {
   }
   if (entries.get(GENERATION) === ENCRYPTED) entries.set(GENERATION, PLAIN);
   return renderContainer(entries);
+}
+
+/**
+ * Like `Promise.all`, but fails only once every call has settled: a failing
+ * value leaves no Web Crypto call of its siblings running past the answer.
+ */
+async function everySettled<T>(work: readonly Promise<T>[]): Promise<T[]> {
+  const results = await Promise.allSettled(work);
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed) throw failed.reason;
+  return results.map((r) => (r as PromiseFulfilledResult<T>).value);
 }
