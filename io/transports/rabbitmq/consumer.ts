@@ -4,7 +4,8 @@
  * hands each message to the engine and acts on the answer with the shared
  * broker verdicts: ack, nack with requeue, or publish to the dead-letter
  * destination (confirmed) and then ack. On-complete channels hold each ack
- * until the instances the message started or advanced have ended.
+ * until the instances the message started or advanced have ended. Acks go
+ * through an {@link AckWindow}, which sends those of one tick together.
  *
  * @module
  */
@@ -34,6 +35,7 @@ import {
   priorDeliveries,
   publishConfirmed,
 } from "./_amqp.ts";
+import { AckWindow } from "./_acks.ts";
 import { connectionUrl, type RabbitChannelOptions } from "./options.ts";
 import { replyDestination } from "./sink.ts";
 
@@ -125,8 +127,11 @@ export class ChannelConsumer {
       ch.on("close", () => void connection.close().catch(() => {}));
       await declareTopology(ch, o);
       await ch.prefetch(o.prefetch);
+      const acks = new AckWindow(ch);
       const { consumerTag } = await ch.consume(o.queue, (message) => {
-        if (message) this.#track(this.#handle(ch, message));
+        if (!message) return;
+        acks.received(message.fields.deliveryTag);
+        this.#track(this.#handle(ch, acks, message));
       });
       this.#cancel = () => ch.cancel(consumerTag);
       connected();
@@ -151,11 +156,11 @@ export class ChannelConsumer {
   }
 
   /** One message: to the engine, then ack / requeue / dead-letter. Never rejects. */
-  async #handle(ch: AmqpChannel, message: AmqpMessage): Promise<void> {
+  async #handle(ch: AmqpChannel, acks: AckWindow, message: AmqpMessage): Promise<void> {
     const name = this.#o.channel.declaration.name;
     try {
       const verdict = await this.#verdict(message);
-      await this.#act(ch, message, verdict);
+      await this.#act(ch, acks, message, verdict);
     } catch (error) {
       // The channel is gone (connection lost): the broker requeues the message itself.
       this.#o.logger.warn("a delivery could not be settled; the broker will redeliver it", {
@@ -205,6 +210,7 @@ export class ChannelConsumer {
   /** Carries a verdict out; a requeue past the budget becomes a dead-letter. */
   async #act(
     ch: AmqpChannel,
+    acks: AckWindow,
     message: AmqpMessage,
     verdict: BrokerVerdict | typeof ABANDON,
   ): Promise<void> {
@@ -232,7 +238,7 @@ export class ChannelConsumer {
           code: verdict.diagnostic.code,
           delivery: n,
         });
-        ch.nack(message, false, true);
+        acks.requeue(message.fields.deliveryTag);
         return;
       }
     }
@@ -247,12 +253,12 @@ export class ChannelConsumer {
           deadLetterQueue: this.#o.options.deadLetterQueue,
           error: errorMessage(error),
         });
-        ch.nack(message, false, true);
+        acks.requeue(message.fields.deliveryTag);
         return;
       }
     }
     this.#budget.forget(messageId);
-    ch.ack(message);
+    await acks.ack(message.fields.deliveryTag);
   }
 
   /** Copies the message to the dead-letter destination with the diagnostic headers (confirmed). */
