@@ -20,7 +20,7 @@
  */
 import {
   CreateQueueCommand,
-  DeleteMessageCommand,
+  DeleteMessageBatchCommand,
   DeleteQueueCommand,
   GetQueueAttributesCommand,
   ReceiveMessageCommand,
@@ -107,32 +107,43 @@ async function preload(client: SQSClient, url: string, n: number): Promise<void>
 
 /**
  * The raw client, shaped as the transport: one long-poll receiver keeping
- * at most `prefetch` messages in hand, each deleted on its own.
+ * at most `prefetch` messages in hand, the messages of each receive deleted
+ * together with one `DeleteMessageBatch` (up to ten, as the transport
+ * batches its deletes).
  */
 async function rawLoop(client: SQSClient, url: string, o: SqsBenchOptions): Promise<number> {
   let first = 0;
   let received = 0;
-  const inHand = new Set<Promise<unknown>>();
+  let inHand = 0;
+  const deleting = new Set<Promise<unknown>>();
   while (received < o.messages) {
-    while (inHand.size >= o.prefetch) await Promise.race(inHand);
+    while (inHand >= o.prefetch) await Promise.race(deleting);
     const got = await client.send(
       new ReceiveMessageCommand({
         QueueUrl: url,
-        MaxNumberOfMessages: Math.min(10, o.prefetch - inHand.size),
+        MaxNumberOfMessages: Math.min(10, o.prefetch - inHand),
         WaitTimeSeconds: 1,
       }),
     );
-    for (const m of got.Messages ?? []) {
-      if (first === 0) first = performance.now();
-      received++;
-      const deleted = client.send(
-        new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: m.ReceiptHandle }),
-      );
-      inHand.add(deleted);
-      void deleted.finally(() => inHand.delete(deleted));
-    }
+    const taken = got.Messages ?? [];
+    if (taken.length === 0) continue;
+    if (first === 0) first = performance.now();
+    received += taken.length;
+    inHand += taken.length;
+    const deleted = client.send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: url,
+        Entries: taken.map((m, n) => ({ Id: String(n), ReceiptHandle: m.ReceiptHandle })),
+      }),
+    ).then((out) => {
+      if ((out.Failed?.length ?? 0) > 0) throw new Error(`deleting from ${url}: an entry failed`);
+    }).finally(() => {
+      inHand -= taken.length;
+      deleting.delete(deleted);
+    });
+    deleting.add(deleted);
   }
-  await Promise.all(inHand);
+  await Promise.all(deleting);
   return o.messages / ((performance.now() - first) / 1000);
 }
 
