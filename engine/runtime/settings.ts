@@ -5,6 +5,7 @@
  */
 import { type Config, defineKey, parseLogFilter } from "../core/mod.ts";
 import { METRIC_LABELS, parseLabelAllowlist } from "./telemetry/metrics.ts";
+import { parseTenantLimits } from "./tenancy/tenant_limits.ts";
 
 /** TCP port of the single HTTP listener (0 picks a free port). */
 export const HTTP_PORT = defineKey({
@@ -418,4 +419,27 @@ export const ACK_DEFERRED_SWEEP_INTERVAL = defineKey({
   min: 100,
   max: 3_600_000,
   description: "How often the engine looks for deferred acknowledgements past their timeout.",
+});
+
+function tenantLimitsInvalid(text: string): string | undefined {
+  const parsed = parseTenantLimits(text);
+  return typeof parsed === "string" ? parsed : undefined;
+}
+
+/** Per-tenant caps on live instances (`tenant=cap` pairs). */
+export const TENANT_MAX_CONCURRENT_INSTANCES = defineKey({
+  key: "sutra.tenant.max-concurrent-instances",
+  type: "string",
+  description:
+    "Comma-separated tenant=cap pairs: a message that would start an instance of a tenant already holding cap RUNNING or SUSPENDED instances (counted in the engine database, so across every replica) is refused, 429 SUTRA.INBOUND.TENANT_CONCURRENCY_LIMIT on HTTP, a delayed requeue on a broker. A tenant not named is unlimited.",
+  validate: tenantLimitsInvalid,
+});
+
+/** Per-tenant inbound message rates per replica (`tenant=messages` pairs). */
+export const TENANT_MAX_INBOUND_RATE = defineKey({
+  key: "sutra.tenant.max-inbound-rate-per-minute",
+  type: "string",
+  description:
+    "Comma-separated tenant=messages pairs: each replica admits at most that many inbound messages of the tenant in any sliding 60 seconds (its own count, not the fleet's); one more is refused, 429 SUTRA.INBOUND.TENANT_RATE_LIMIT with Retry-After on HTTP, a delayed requeue on a broker. A tenant not named is unlimited.",
+  validate: tenantLimitsInvalid,
 });
