@@ -17,6 +17,19 @@
  * failure that is not re-run is a commit in doubt (the connection broke
  * during COMMIT and nobody could say whether it took): every member gets it.
  *
+ * Captures and steps are grouped on two lines of their own, each writing
+ * one transaction at a time on its own connection, so a group of captures
+ * is written while a group of steps is in flight and the reverse. Together
+ * they would wait on each other: an on-persist message waits for its
+ * capture's commit and then its step's, and with one line each of those
+ * would first wait for the other kind's group ahead of it. Nothing orders
+ * the two: a step consumes only captures already durable (its run starts
+ * after its capture's commit), and their rows never share a key (captures
+ * are keyed `@…` or by a fresh id, dedup records by process and key). A
+ * broker's copy of a message whose step is committing locks that message's
+ * row in both; a deadlock between two such groups fails them, and their
+ * members are run again alone like any failed group's.
+ *
  * @module
  */
 import { CommitInDoubtError, type Database, type Transaction } from "../../persistence/mod.ts";
@@ -51,17 +64,17 @@ const MAX_GROUP = 64;
 
 /** Batches concurrent commits on one database into shared transactions. */
 export class GroupCommit {
-  readonly #db: Database;
-  #waiting: Member[] = [];
-  #writing = false;
+  readonly #steps: Line;
+  readonly #captures: Line;
 
   constructor(db: Database) {
-    this.#db = db;
+    this.#steps = new Line(db);
+    this.#captures = new Line(db);
   }
 
   /** Commits `commit`; resolves once it is durable, rejects with its own failure. */
   commit(commit: Commit): Promise<void> {
-    return new Promise((resolve, reject) => this.#join({ ...commit, resolve, reject }));
+    return new Promise((resolve, reject) => this.#steps.join({ ...commit, resolve, reject }));
   }
 
   /**
@@ -71,11 +84,22 @@ export class GroupCommit {
   capture(capture: Capture): Promise<boolean> {
     return new Promise((resolve, reject) => {
       const member: Member = { capture, resolve: () => resolve(member.stored!), reject };
-      this.#join(member);
+      this.#captures.join(member);
     });
   }
+}
 
-  #join(member: Member): void {
+/** Members waiting for a transaction, written one group at a time. */
+class Line {
+  readonly #db: Database;
+  #waiting: Member[] = [];
+  #writing = false;
+
+  constructor(db: Database) {
+    this.#db = db;
+  }
+
+  join(member: Member): void {
     this.#waiting.push(member);
     if (!this.#writing) void this.#drain();
   }

@@ -1,5 +1,9 @@
 import assert from "node:assert/strict";
-import { eachDatabase } from "../../../tests/support/test_database.ts";
+import {
+  eachDatabase,
+  tier2Test,
+  withServerDatabase,
+} from "../../../tests/support/test_database.ts";
 import { CommitInDoubtError, ENGINE_MIGRATIONS, migrate } from "../../persistence/mod.ts";
 import { DuplicateDeliveryError } from "./dedup.ts";
 import { GroupCommit } from "./group_commit.ts";
@@ -113,4 +117,35 @@ eachDatabase(
       "p=3:i-2",
     ]);
   },
+);
+
+// PGlite is one connection, so only a server can hold two transactions open at once.
+tier2Test(
+  "a group of captures commits while a group of steps is in flight",
+  () =>
+    withServerDatabase(async (db) => {
+      await migrate(db, ENGINE_MIGRATIONS);
+      const group = new GroupCommit(db);
+      const { promise: stepBegun, resolve: begin } = Promise.withResolvers<void>();
+      const { promise: gate, resolve: open } = Promise.withResolvers<void>();
+      const step = group.commit({
+        work: async () => {
+          begin();
+          await gate;
+        },
+      });
+      await stepBegun;
+      const stored = await group.capture({
+        tenant: "default",
+        eventId: "@m-1",
+        delivery: { channel: "in", body: new Uint8Array([1]), headers: {} },
+      });
+      assert.equal(stored, true, "the capture is durable before the step's group ends");
+      const { rows } = await db.query<{ state: string }>(
+        "select state from inbox where event_id = '@m-1'",
+      );
+      assert.deepEqual(rows.map((r) => r.state), ["pending"]);
+      open();
+      await step;
+    }),
 );
