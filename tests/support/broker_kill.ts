@@ -4,7 +4,9 @@
  * orders, a second one is started on the same database, and every order
  * must be applied exactly once. The broker-specific parts (how orders are
  * queued, when the broker counts as drained, what is checked on it
- * afterwards) come from a small {@link KillScenario}.
+ * afterwards) come from a small {@link KillScenario}. The singleton
+ * takeover every broker transport runs ({@link singletonTakeover}) is here
+ * too: two engine children, one consumer, the holder killed.
  *
  * @module
  */
@@ -144,6 +146,85 @@ export async function killMidStream(scenario: KillScenario): Promise<void> {
       await scenario.verify(db);
     });
   } finally {
+    await Deno.remove(cwd, { recursive: true }).catch(() => {});
+  }
+}
+
+/**
+ * Placeholders for `sealFixture` that make a broker fixture's orders
+ * channel (the one whose ack mode is `@ACK@`, its `options:` next) a
+ * singleton with a two-second lease, so a takeover needs no long wait.
+ */
+export const SINGLETON_ORDERS: Readonly<Record<string, string>> = {
+  'ack-mode: "@ACK@"\n    options:\n':
+    'ack-mode: "@ACK@"\n    singleton: true\n    options:\n      lease-ttl: PT2S\n',
+};
+
+/** The broker-specific half of {@link singletonTakeover}. */
+export interface SingletonScenario {
+  /** Variables that let an engine reach the broker. */
+  readonly env: Record<string, string>;
+  /** The fixture package, its orders channel `singleton: true` with a short lease. */
+  package(): Promise<SealedPackage>;
+  /** Queues one order, `{ orderId }` as the body, with an identity of its own. */
+  send(orderId: string): Promise<unknown>;
+  /** The order ids confirmed since the last call (one sent twice shows twice). */
+  confirmed(): Promise<string[]>;
+  /** How many consumers the broker sees on the orders source, where it can tell. */
+  consumers?(): Promise<number>;
+}
+
+/** True once `engine` logged that it took the singleton lease. */
+function holdsLease(engine: EngineChild): boolean {
+  return engine.records.some((r) => String(r.message).startsWith("singleton lease taken"));
+}
+
+/**
+ * Two engine children on one database serve a `singleton: true` channel:
+ * only one takes the lease and consumes; when it is killed with SIGKILL the
+ * other takes over and consumes the next order. Each order makes one
+ * instance; a confirmation may come twice (the holder may die between
+ * sending it and marking it sent), nothing else does.
+ */
+export async function singletonTakeover(scenario: SingletonScenario): Promise<void> {
+  const cwd = await Deno.makeTempDir({ prefix: "sutra-singleton-" });
+  const engines: EngineChild[] = [];
+  const seen: string[] = [];
+  const confirmedOf = async (orderId: string) => {
+    await until(async () => {
+      seen.push(...await scenario.confirmed());
+      return seen.includes(orderId);
+    }, 30_000);
+  };
+  // The lease is logged as taken just before the consumer registers with the broker, and a
+  // killed holder's consumer disappears once the broker notices the dead connection.
+  const oneConsumer = async () => {
+    if (scenario.consumers) await until(async () => await scenario.consumers!() === 1, 30_000);
+  };
+  try {
+    await withServerDatabase(async (db, target) => {
+      await deployInto(target, scenario.env, await scenario.package());
+      engines.push(engineChild(target, scenario.env, cwd), engineChild(target, scenario.env, cwd));
+      await Promise.all(engines.map((e) => e.started));
+      await until(() => Promise.resolve(engines.some(holdsLease)), 30_000);
+      const holder = engines.findIndex(holdsLease);
+      const survivor = engines[1 - holder];
+      await oneConsumer();
+      await scenario.send("before");
+      await confirmedOf("before");
+      assert.equal(holdsLease(survivor), false, "both engines took the singleton lease");
+      if (scenario.consumers) assert.equal(await scenario.consumers(), 1);
+      await stopChild(engines[holder], "SIGKILL");
+      await until(() => Promise.resolve(holdsLease(survivor)), 30_000);
+      await oneConsumer();
+      await scenario.send("after");
+      await confirmedOf("after");
+      assert.ok(seen.every((o) => o === "before" || o === "after"), seen.join(", "));
+      assert.equal(await instanceCount(db), 2);
+      await stopChild(survivor);
+    });
+  } finally {
+    for (const e of engines) await stopChild(e).catch(() => {});
     await Deno.remove(cwd, { recursive: true }).catch(() => {});
   }
 }

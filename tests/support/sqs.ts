@@ -41,6 +41,7 @@ import {
 } from "./test_database.ts";
 import { takeUntil } from "./take_until.ts";
 import { sealFixture } from "./fixture_package.ts";
+import { SINGLETON_ORDERS } from "./broker_kill.ts";
 
 /** Variable naming an SQS endpoint to use instead of a fauxqs child. */
 export const TEST_SQS_ENDPOINT_ENV = "SUTRA_TEST_SQS_ENDPOINT";
@@ -363,6 +364,8 @@ export interface SqsPackageOptions {
   readonly visibility?: string;
   /** The orders channel's prefetch (default 10). */
   readonly prefetch?: number;
+  /** The orders channel is `singleton: true`, with a two-second lease. */
+  readonly singleton?: boolean;
 }
 
 /** The orders queue of the fixture. */
@@ -384,6 +387,7 @@ export function fixtureQueues(o: Pick<SqsPackageOptions, "prefix" | "fifo">): st
 /** The `sqs_channel` fixture package sealed for one test. */
 export function sqsPackage(o: SqsPackageOptions): Promise<Uint8Array> {
   return sealFixture("sqs_channel", {
+    ...(o.singleton ? SINGLETON_ORDERS : {}),
     "@ORDERS@": ordersQueue(o),
     "@Q@": o.prefix,
     "@ACK@": o.ackMode ?? "on-persist",

@@ -9,7 +9,7 @@
  */
 import assert from "node:assert/strict";
 import { until } from "../runtime/support.ts";
-import { killMidStream } from "../support/broker_kill.ts";
+import { killMidStream, singletonTakeover } from "../support/broker_kill.ts";
 import { tier2Test } from "../support/test_database.ts";
 import {
   fixtureTopics,
@@ -61,6 +61,31 @@ tier2Test(
           assert.equal(confirmedOrders.size, 1000);
           if (target.double) assert.equal(peer.stats(topics.ordersSub).deadLettered, 0);
         },
+      });
+    } finally {
+      await peer.close();
+      await target.close();
+    }
+  },
+);
+
+tier2Test(
+  "pubsub singleton: one consumer across two engines; the survivor takes over",
+  async () => {
+    const prefix = uniqueName("singleton");
+    const topics = fixtureTopics(prefix);
+    const target = await openPubSub();
+    const peer = new PubSubPeer(target);
+    try {
+      await prepareTopics(peer, prefix);
+      await singletonTakeover({
+        env: pubsubEnv(target),
+        package: () => pubsubPackage({ prefix, singleton: true }),
+        send: (orderId) => peer.publish(topics.orders, { orderId }),
+        confirmed: () =>
+          Promise.resolve(
+            peer.waiting(topics.read.confirmed).map((m) => JSON.parse(m.body).orderId),
+          ),
       });
     } finally {
       await peer.close();

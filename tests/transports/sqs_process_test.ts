@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { until } from "../runtime/support.ts";
-import { KILL_COUNT, killMidStream } from "../support/broker_kill.ts";
+import { KILL_COUNT, killMidStream, singletonTakeover } from "../support/broker_kill.ts";
 import {
   fileFauxqs,
   fixtureQueues,
@@ -60,6 +60,29 @@ sqsTest(
           assert.equal(confirmedKeys.size, KILL_COUNT);
           assert.equal(confirmedOrders.size, KILL_COUNT);
         },
+      });
+    } finally {
+      await queues.close(names);
+    }
+  },
+);
+
+sqsTest(
+  "sqs singleton: one consumer across two engines; the survivor takes over",
+  sqs,
+  async (sqs) => {
+    const prefix = uniquePrefix("singleton");
+    const layout = { prefix, singleton: true } as const;
+    const queues = new SqsQueues(sqs.endpoint);
+    const names = fixtureQueues(layout);
+    try {
+      await queues.create(...names);
+      await singletonTakeover({
+        env: sqsEnv(sqs),
+        package: () => sqsPackage(layout),
+        send: (orderId) => queues.send(ordersQueue(layout), { orderId }),
+        confirmed: async () =>
+          (await queues.take(`${prefix}-confirmed`)).map((m) => JSON.parse(m.body).orderId),
       });
     } finally {
       await queues.close(names);

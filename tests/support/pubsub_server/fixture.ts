@@ -11,17 +11,24 @@ import { bootEngine } from "../../runtime/support.ts";
 import { type ServerSchema, withServerDatabase } from "../test_database.ts";
 import { openPubSub, PubSubPeer, type PubSubTarget, TEST_PROJECT, uniqueName } from "./mod.ts";
 import { sealFixture } from "../fixture_package.ts";
+import { SINGLETON_ORDERS } from "../broker_kill.ts";
 
 /** Options for {@link pubsubPackage}. */
 export interface PubSubPackageOptions {
   /** The unique topic prefix. */
   readonly prefix: string;
   readonly ackMode?: "on-persist" | "on-complete";
+  /** The orders channel is `singleton: true`, with a two-second lease. */
+  readonly singleton?: boolean;
 }
 
 /** The `pubsub_channel` fixture package sealed for one test. */
 export function pubsubPackage(o: PubSubPackageOptions): Promise<Uint8Array> {
-  return sealFixture("pubsub_channel", { "@T@": o.prefix, "@ACK@": o.ackMode ?? "on-persist" });
+  return sealFixture("pubsub_channel", {
+    ...(o.singleton ? SINGLETON_ORDERS : {}),
+    "@T@": o.prefix,
+    "@ACK@": o.ackMode ?? "on-persist",
+  });
 }
 
 /** The fixture's topic and subscription ids under one prefix. */
