@@ -23,18 +23,17 @@ import {
   type RunningConsumer,
   startConsumer,
 } from "./channel_consumers.ts";
+import type { BrokerChannelOptions } from "./options.ts";
 
 /** How often a running instance looks for channels deploys added or removed, milliseconds. */
 const RECONCILE_MS = 1_000;
 
 /** Options for {@link brokerTransport}; `O` is the transport's parsed channel options. */
-export interface BrokerTransportOptions<O extends { readonly leaseTtlMs?: number }> {
+export interface BrokerTransportOptions<O extends BrokerChannelOptions> {
   /** The transport's name (`transport:` in a channel declaration). */
   readonly name: string;
   /** A channel's `options:` block, with what is wrong in it. */
   readOptions(channel: BoundChannel): { options: O; problems: readonly Diagnostic[] };
-  /** Whether a channel with these (valid) options is consumed at all. Default: always. */
-  consumes?(options: O): boolean;
   /** The consumer of one channel; started at once or behind its singleton lease. */
   consumer(
     args: { context: TransportContext; channel: BoundChannel; options: O },
@@ -48,7 +47,7 @@ export interface BrokerTransportOptions<O extends { readonly leaseTtlMs?: number
  * channel. A channel whose options are wrong is logged once (each problem
  * with its code and attributes) and not consumed until a deploy changes it.
  */
-export function brokerTransport<O extends { readonly leaseTtlMs?: number }>(
+export function brokerTransport<O extends BrokerChannelOptions>(
   o: BrokerTransportOptions<O>,
 ): TransportFactory {
   return {
@@ -62,7 +61,7 @@ export function brokerTransport<O extends { readonly leaseTtlMs?: number }>(
 }
 
 /** Consumers for the channels currently served, and the sink. */
-class BrokerTransport<O extends { readonly leaseTtlMs?: number }> implements TransportInstance {
+class BrokerTransport<O extends BrokerChannelOptions> implements TransportInstance {
   readonly #consumers: ChannelConsumers;
   readonly #sink: Sink & { close(): void | Promise<void> };
   readonly sinks: readonly Sink[];
@@ -84,8 +83,8 @@ class BrokerTransport<O extends { readonly leaseTtlMs?: number }> implements Tra
   }
 }
 
-/** A consumer for `channel`, or undefined: not consumed, or (reported once) its options are wrong. */
-function openConsumer<O extends { readonly leaseTtlMs?: number }>(
+/** A consumer for `channel`, or undefined: send-only (`consume: false`), or (reported once) its options are wrong. */
+function openConsumer<O extends BrokerChannelOptions>(
   context: TransportContext,
   o: BrokerTransportOptions<O>,
   channel: BoundChannel,
@@ -98,7 +97,7 @@ function openConsumer<O extends { readonly leaseTtlMs?: number }>(
     });
     return undefined;
   }
-  if (o.consumes && !o.consumes(options)) return undefined;
+  if (!options.consume) return undefined;
   return startConsumer({
     context,
     channel,

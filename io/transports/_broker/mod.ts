@@ -91,7 +91,12 @@ export {
   unwrapCloudEvent,
 } from "./cloudevents.ts";
 export { addHeaders, headerText } from "./headers.ts";
-export { optionInvalid, OptionReader } from "./options.ts";
+export {
+  type BrokerChannelOptions,
+  CONSUME_OPTION,
+  optionInvalid,
+  OptionReader,
+} from "./options.ts";
 export {
   ChannelConsumers,
   type ChannelConsumersOptions,

@@ -8,6 +8,22 @@
  */
 import { type Diagnostic, diagnostic } from "../../../engine/core/diagnostic.ts";
 
+/**
+ * The option every queue transport reads the same way: `consume: false`
+ * makes a channel send-only (a `q:send` destination): it is published to
+ * but never consumed, so no replica holds a consumer, a connection or a
+ * singleton lease for it. Default true.
+ */
+export const CONSUME_OPTION = "consume";
+
+/** What every queue transport's parsed channel options hold. */
+export interface BrokerChannelOptions {
+  /** False for a send-only channel ({@link CONSUME_OPTION}). */
+  readonly consume: boolean;
+  /** A singleton channel's lease time-to-live, milliseconds. */
+  readonly leaseTtlMs?: number;
+}
+
 /** Reads typed values out of one channel's options, collecting what is wrong. */
 export class OptionReader {
   readonly #options: Readonly<Record<string, unknown>>;
@@ -54,6 +70,11 @@ export class OptionReader {
     if (typeof value === "boolean") return value;
     this.#bad(key, "true or false");
     return fallback;
+  }
+
+  /** Whether the channel is consumed ({@link CONSUME_OPTION}, default true). */
+  consume(): boolean {
+    return this.boolean(CONSUME_OPTION, true);
   }
 
   /** An ISO-8601 duration (`PT30S`), milliseconds. */

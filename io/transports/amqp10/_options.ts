@@ -7,7 +7,7 @@
  */
 import type { Diagnostic } from "../../../engine/core/diagnostic.ts";
 import type { BoundChannel } from "../../../engine/core/transport.ts";
-import { OptionReader } from "../_broker/mod.ts";
+import { type BrokerChannelOptions, CONSUME_OPTION, OptionReader } from "../_broker/mod.ts";
 
 /** Where a delivery's idempotency key comes from. */
 export type IdempotencySource =
@@ -19,7 +19,7 @@ export type IdempotencySource =
   | { readonly from: "none" };
 
 /** A checked `amqp10` channel. */
-export interface Amqp10ChannelOptions {
+export interface Amqp10ChannelOptions extends BrokerChannelOptions {
   /** The connection URL: a secret reference (`env:…`, `secret:…`), or a literal without a password. */
   readonly url: string;
   /** The source address consumed (`/queue/<name>` on RabbitMQ); absent for a send-only channel. */
@@ -43,6 +43,7 @@ const KNOWN = [
   "dead-letter-address",
   "idempotency-key",
   "lease-ttl",
+  CONSUME_OPTION,
 ] as const;
 
 /** Defaults, in one place for the docs. */
@@ -62,6 +63,7 @@ export function readOptions(
   const deadLetterAddress = read.string("dead-letter-address");
   const key = read.string("idempotency-key", "message-id")!;
   const leaseTtlMs = read.duration("lease-ttl", DEFAULTS.leaseTtlMs);
+  const consume = read.consume();
   if (read.problems.length > 0) return { problems: read.problems };
   const idempotency: IdempotencySource = key === "message-id"
     ? { from: "message-id" }
@@ -75,6 +77,7 @@ export function readOptions(
       maxDeliveries,
       idempotency,
       leaseTtlMs,
+      consume,
       ...(address ? { address } : {}),
       ...(deadLetterAddress ? { deadLetterAddress } : {}),
     },

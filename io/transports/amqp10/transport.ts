@@ -2,7 +2,8 @@
  * The `amqp10` transport factory (AMQP 1.0 through `rhea`). A running
  * instance follows the engine's deploys: every second it compares the
  * active `amqp10` channels with the consumers it runs, starting one per
- * channel that has an `address` (a `singleton: true` channel only while
+ * channel that has an `address` and is not `consume: false` (a
+ * `singleton: true` channel only while
  * this replica holds its lease) and stopping the ones whose channel went
  * away. Its sink sends `amqp10:` destinations over the channels'
  * connections.
@@ -58,7 +59,8 @@ class Amqp10Instance implements TransportInstance {
 
 /**
  * A consumer for a channel with an `address`; undefined for a send-only
- * channel, or (reported once) when its options or url are wrong.
+ * channel (no `address`, or `consume: false`), or (reported once) when its
+ * options or url are wrong.
  */
 async function openConsumer(
   context: TransportContext,
@@ -77,6 +79,7 @@ async function openConsumer(
     });
     return undefined;
   }
+  if (!read.options.consume) return undefined;
   let url: string;
   try {
     url = await context.resolveSecret(read.options.url);

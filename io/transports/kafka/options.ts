@@ -26,7 +26,12 @@
  */
 import type { Diagnostic } from "../../../engine/core/diagnostic.ts";
 import type { BoundChannel, TransportContext } from "../../../engine/core/transport.ts";
-import { optionInvalid, OptionReader } from "../_broker/mod.ts";
+import {
+  type BrokerChannelOptions,
+  CONSUME_OPTION,
+  optionInvalid,
+  OptionReader,
+} from "../_broker/mod.ts";
 
 /** Every key a kafka channel's options may hold. */
 export const KAFKA_OPTION_KEYS = [
@@ -43,11 +48,11 @@ export const KAFKA_OPTION_KEYS = [
   "heartbeat-interval",
   "max-wait",
   "lease-ttl",
-  "consume",
+  CONSUME_OPTION,
 ] as const;
 
 /** A kafka channel's settings, defaults applied. */
-export interface KafkaChannelOptions {
+export interface KafkaChannelOptions extends BrokerChannelOptions {
   /** The bootstrap brokers, or a secret reference to them. */
   readonly brokers: string;
   readonly topic: string;
@@ -64,8 +69,6 @@ export interface KafkaChannelOptions {
   readonly heartbeatIntervalMs: number;
   readonly maxWaitMs: number;
   readonly leaseTtlMs: number;
-  /** False for a channel only published to: no consumer reads its topic. */
-  readonly consume: boolean;
 }
 
 /** Reads a channel's options; the diagnostics list what is wrong (empty when nothing is). */
@@ -92,7 +95,7 @@ export function readKafkaOptions(
     heartbeatIntervalMs: r.duration("heartbeat-interval", 3_000),
     maxWaitMs: r.duration("max-wait", 1_000),
     leaseTtlMs: r.duration("lease-ttl", 30_000),
-    consume: r.boolean("consume", true),
+    consume: r.consume(),
   };
   const problems = [...r.problems];
   if (ordering !== "key" && ordering !== "partition") {

@@ -19,7 +19,6 @@ export const kafkaTransport: TransportFactory = brokerTransport({
   name: "kafka",
   readOptions: readKafkaOptions,
   // An outbound-only channel: its topic is written to, never read back into the engine.
-  consumes: (options) => options.consume,
   consumer: ({ context, channel, options }) =>
     new ChannelConsumer({ context, channel, options, logger: context.logger }),
   sink: kafkaSink,

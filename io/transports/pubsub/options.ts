@@ -21,13 +21,19 @@
  *     dead-letter-topic: orders-dlq       # default <subscription>-dlq
  *     idempotency-attribute: ""           # default: the Pub/Sub message id
  *     lease-ttl: PT30S                    # singleton channels: takeover bound
+ *     consume: true                       # false: send-only (a q:send destination), never consumed
  * ```
  *
  * @module
  */
 import type { Diagnostic } from "../../../engine/core/diagnostic.ts";
 import type { BoundChannel } from "../../../engine/core/transport.ts";
-import { optionInvalid, OptionReader } from "../_broker/mod.ts";
+import {
+  type BrokerChannelOptions,
+  CONSUME_OPTION,
+  optionInvalid,
+  OptionReader,
+} from "../_broker/mod.ts";
 
 /** Every key a pubsub channel's options may hold. */
 export const PUBSUB_OPTION_KEYS = [
@@ -44,6 +50,7 @@ export const PUBSUB_OPTION_KEYS = [
   "dead-letter-topic",
   "idempotency-attribute",
   "lease-ttl",
+  CONSUME_OPTION,
 ] as const;
 
 /** Where the client connects and as whom (values may be secret references). */
@@ -54,7 +61,7 @@ export interface PubSubConnection {
 }
 
 /** A pubsub channel's settings, defaults applied. */
-export interface PubSubChannelOptions extends PubSubConnection {
+export interface PubSubChannelOptions extends PubSubConnection, BrokerChannelOptions {
   readonly topic: string;
   readonly subscription: string;
   readonly declare: boolean;
@@ -99,6 +106,7 @@ export function readPubSubOptions(
     deadLetterTopic: r.string("dead-letter-topic", `${subscription}-dlq`)!,
     idempotencyAttribute: r.string("idempotency-attribute", "")!,
     leaseTtlMs: r.duration("lease-ttl", 30_000),
+    consume: r.consume(),
   };
   const problems = [...r.problems];
   if (options.ackDeadlineSeconds < 10 || options.ackDeadlineSeconds > 600) {

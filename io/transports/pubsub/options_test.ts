@@ -84,3 +84,10 @@ Deno.test("pubsub client: a credentials reference that is not a JSON key fails w
     },
   );
 });
+
+Deno.test("pubsub options: consume: false makes a send-only channel", () => {
+  assert.equal(readPubSubOptions(bound({})).options.consume, true);
+  const { options, problems } = readPubSubOptions(bound({ consume: false }));
+  assert.deepEqual(problems, []);
+  assert.equal(options.consume, false);
+});

@@ -19,13 +19,19 @@
  *     dead-letter-queue: transfers.requests.dlq   # default <queue>.dlq
  *     idempotency-header: message-id   # default: the AMQP message-id property
  *     lease-ttl: PT30S                 # singleton channels: takeover bound
+ *     consume: true                    # false: send-only (a q:send destination), never consumed
  * ```
  *
  * @module
  */
 import type { Diagnostic } from "../../../engine/core/diagnostic.ts";
 import type { BoundChannel, TransportContext } from "../../../engine/core/transport.ts";
-import { optionInvalid, OptionReader } from "../_broker/mod.ts";
+import {
+  type BrokerChannelOptions,
+  CONSUME_OPTION,
+  optionInvalid,
+  OptionReader,
+} from "../_broker/mod.ts";
 
 /** Every key a rabbitmq channel's options may hold. */
 export const RABBITMQ_OPTION_KEYS = [
@@ -42,10 +48,11 @@ export const RABBITMQ_OPTION_KEYS = [
   "dead-letter-queue",
   "idempotency-header",
   "lease-ttl",
+  CONSUME_OPTION,
 ] as const;
 
 /** A rabbitmq channel's settings, defaults applied. */
-export interface RabbitChannelOptions {
+export interface RabbitChannelOptions extends BrokerChannelOptions {
   /** The connection URL or a secret reference to it. */
   readonly url: string;
   readonly queue: string;
@@ -88,6 +95,7 @@ export function readRabbitOptions(
     deadLetterQueue: r.string("dead-letter-queue", `${queue}.dlq`)!,
     idempotencyHeader: r.string("idempotency-header", "message-id")!.toLowerCase(),
     leaseTtlMs: r.duration("lease-ttl", 30_000),
+    consume: r.consume(),
   };
   const problems = [...r.problems];
   if (queueType !== "classic" && queueType !== "quorum") {

@@ -63,3 +63,10 @@ Deno.test("rabbitmq destinations: exchange and routing key, the default exchange
   assert.equal(parseDestination("http://x/y"), undefined);
   assert.equal(parseDestination("rabbitmq://bad%zz/k"), undefined);
 });
+
+Deno.test("rabbitmq options: consume: false makes a send-only channel", () => {
+  assert.equal(readRabbitOptions(bound({ url: "env:RABBIT_URL" })).options.consume, true);
+  const { options, problems } = readRabbitOptions(bound({ url: "env:RABBIT_URL", consume: false }));
+  assert.deepEqual(problems, []);
+  assert.equal(options.consume, false);
+});

@@ -21,13 +21,19 @@
  *     dead-letter-queue: orders-dlq.fifo  # default <queue>-dlq (FIFO: <name>-dlq.fifo)
  *     idempotency-key: auto               # message-id, deduplication-id, attribute:<name>
  *     lease-ttl: PT30S                    # singleton channels: takeover bound
+ *     consume: true                       # false: send-only (a q:send destination), never consumed
  * ```
  *
  * @module
  */
 import type { Diagnostic } from "../../../engine/core/diagnostic.ts";
 import type { BoundChannel, TransportContext } from "../../../engine/core/transport.ts";
-import { optionInvalid, OptionReader } from "../_broker/mod.ts";
+import {
+  type BrokerChannelOptions,
+  CONSUME_OPTION,
+  optionInvalid,
+  OptionReader,
+} from "../_broker/mod.ts";
 
 /** Every key an sqs channel's options may hold. */
 export const SQS_OPTION_KEYS = [
@@ -46,6 +52,7 @@ export const SQS_OPTION_KEYS = [
   "dead-letter-queue",
   "idempotency-key",
   "lease-ttl",
+  CONSUME_OPTION,
 ] as const;
 
 /** Where a delivery's idempotency key comes from. */
@@ -71,7 +78,7 @@ export interface SqsConnection {
 }
 
 /** An sqs channel's settings, defaults applied. */
-export interface SqsChannelOptions {
+export interface SqsChannelOptions extends BrokerChannelOptions {
   readonly connection: SqsConnection;
   readonly queue: string;
   /** True for a FIFO queue (its name ends in `.fifo`). */
@@ -123,6 +130,7 @@ export function readSqsOptions(
     deadLetterQueue: r.string("dead-letter-queue", defaultDeadLetterQueue(queue))!,
     idempotency: idempotencyOf(key, fifo),
     leaseTtlMs: r.duration("lease-ttl", 30_000),
+    consume: r.consume(),
   };
   const problems = [...r.problems, ...connectionProblems(name, connection)];
   if (waitMs > 20_000 || waitMs % 1000 !== 0) {

@@ -97,3 +97,10 @@ Deno.test("sqs destinations: queue, group and channel; anything else is refused"
     assert.equal(parseDestination(bad), undefined, bad);
   }
 });
+
+Deno.test("sqs options: consume: false makes a send-only channel", () => {
+  assert.equal(readSqsOptions(bound({})).options.consume, true);
+  const { options, problems } = readSqsOptions(bound({ consume: false }));
+  assert.deepEqual(problems, []);
+  assert.equal(options.consume, false);
+});
