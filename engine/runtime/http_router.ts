@@ -32,6 +32,19 @@ export function diagnosticResponse(status: number, diagnostics: readonly Diagnos
   return jsonResponse(status, { diagnostics });
 }
 
+/**
+ * The part of the routes a listener serves: `all` of them (one listener),
+ * or, when the admin surface has a listener of its own (`sutra.admin.port`),
+ * `public` (everything but the admin surface) and `admin` (only it).
+ */
+export type Surface = "all" | "public" | "admin";
+
+/** Whether a path belongs to the admin surface: `/admin/…` and the console, `/console…`. */
+export function isAdminPath(pathname: string): boolean {
+  const first = split(pathname)[0];
+  return first === "admin" || first === "console";
+}
+
 /** Routes requests to handlers by method and path. */
 export class Router {
   readonly #routes: Route[] = [];
@@ -42,6 +55,21 @@ export class Router {
   add(method: string, pattern: string, handler: RouteHandler): this {
     this.#routes.push({ method: method.toUpperCase(), segments: split(pattern), handler });
     return this;
+  }
+
+  /**
+   * The request handler of a listener serving `surface`: a path of another
+   * surface is answered like a path no route matches, so a listener does
+   * not reveal what the other one serves.
+   */
+  handler(surface: Surface): (request: Request) => Promise<Response> {
+    if (surface === "all") return (request) => this.handle(request);
+    return (request) => {
+      const pathname = new URL(request.url).pathname;
+      return isAdminPath(pathname) === (surface === "admin")
+        ? this.handle(request)
+        : Promise.resolve(notFound(pathname));
+    };
   }
 
   /** Dispatches a request; never rejects. */
@@ -94,10 +122,12 @@ export class Router {
         })],
       );
     }
-    return diagnosticResponse(404, [
-      diagnostic("SUTRA.HTTP.NOT_FOUND", `no route for ${new URL(request.url).pathname}`),
-    ]);
+    return notFound(new URL(request.url).pathname);
   }
+}
+
+function notFound(pathname: string): Response {
+  return diagnosticResponse(404, [diagnostic("SUTRA.HTTP.NOT_FOUND", `no route for ${pathname}`)]);
 }
 
 // Control characters (NUL above all, which no PostgreSQL text value can hold) have

@@ -49,3 +49,28 @@ Deno.test("a DiagnosticError is a 400; any other throw is a logged 500 without d
   assert.doesNotMatch(text, /internal detail/);
   assert.match(lines[0], /internal detail/);
 });
+
+Deno.test("a listener serving one surface answers the other's paths as unknown routes", async () => {
+  const all = router()
+    .add("GET", "/admin/deployments", () => jsonResponse(200, { admin: true }))
+    .add("GET", "/console", () => jsonResponse(200, { console: true }));
+  const admin = all.handler("admin");
+  const open = all.handler("public");
+  for (const path of ["/admin/deployments", "/console", "//admin/deployments"]) {
+    assert.equal((await admin(req("GET", path))).status, 200, path);
+    const hidden = await open(req("GET", path));
+    assert.equal(hidden.status, 404, path);
+    // Exactly what a path no route matches gets: nothing says an admin route exists.
+    assert.deepEqual(await hidden.json(), {
+      diagnostics: [{
+        code: "SUTRA.HTTP.NOT_FOUND",
+        severity: "ERROR",
+        message: `no route for ${path}`,
+      }],
+    });
+  }
+  assert.equal((await open(req("GET", "/sutra/deployments/x"))).status, 200);
+  assert.equal((await admin(req("GET", "/sutra/deployments/x"))).status, 404);
+  assert.equal((await all.handler("all")(req("GET", "/admin/deployments"))).status, 200);
+  assert.equal((await all.handler("all")(req("GET", "/sutra/deployments/x"))).status, 200);
+});

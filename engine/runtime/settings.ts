@@ -96,6 +96,26 @@ export const HTTP_MAX_HEADER_BYTES = defineKey({
     "Longest request line plus headers in bytes; a longer head is answered 431 SUTRA.HTTP.HEADERS_TOO_LARGE.",
 });
 
+/** A listener of its own for the admin surface; unset serves it on the main listener. */
+export const ADMIN_PORT = defineKey({
+  key: "sutra.admin.port",
+  type: "integer",
+  min: 0,
+  max: 65535,
+  description:
+    "TCP port of a second listener that alone serves /admin/* and the console (the main listener then answers them 404); 0 picks a free port. Unset: one listener serves everything.",
+});
+
+/** Interface address of the admin listener. */
+export const ADMIN_HOST = defineKey({
+  key: "sutra.admin.host",
+  type: "string",
+  default: "127.0.0.1",
+  description:
+    "Address the admin listener (sutra.admin.port) binds: loopback by default, whatever sutra.http.host is; an internal interface to reach it from elsewhere.",
+  validate: (v) => v.trim() === "" ? "must not be empty" : undefined,
+});
+
 /** The engine database URL; unset selects the embedded database. */
 export const DATASOURCE_URL = defineKey({
   key: "sutra.datasource.url",
