@@ -100,14 +100,30 @@ const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
 /** Significant digits of a decimal literal (exponent excluded). */
 function significantDigits(text: string): number {
-  const mantissa = text.replace(/^[+-]/, "").replace(/[eE].*$/, "").replace(".", "");
-  return mantissa.replace(/^0+/, "").replace(/0+$/, "").length;
+  let first = -1;
+  let last = -1;
+  let digits = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x65 || c === 0x45) break; // e, E: the exponent
+    if (c < 0x30 || c > 0x39) continue; // a sign or the point
+    if (c !== 0x30) {
+      if (first < 0) first = digits;
+      last = digits;
+    }
+    digits++;
+  }
+  return first < 0 ? 0 : last - first + 1;
 }
+
+const XML_SPACE = /[ \t\r\n]/;
 
 /** XSD whitespace handling: strings keep theirs, other built-ins collapse. */
 function normalise(text: string, builtin: string): string {
   if (builtin === "string") return text;
   if (builtin === "normalizedString") return text.replace(/[\t\r\n]/g, " ");
+  // Most values hold no white space to collapse: only the trim is left to do.
+  if (!XML_SPACE.test(text)) return text.trim();
   return text.replace(/[ \t\r\n]+/g, " ").trim();
 }
 
@@ -117,7 +133,10 @@ export function scalarValue(text: string, type: XsdSimpleType): unknown {
   switch (scalarKind(type)) {
     case "number":
       if (!DECIMAL.test(value)) return value;
-      return significantDigits(value) <= 15 ? Number(value) : feelNumber(value) ?? value;
+      // A literal of 15 characters or fewer cannot hold more than 15 digits.
+      return value.length <= 15 || significantDigits(value) <= 15
+        ? Number(value)
+        : feelNumber(value) ?? value;
     case "boolean":
       if (value === "true" || value === "1") return true;
       if (value === "false" || value === "0") return false;
@@ -131,6 +150,12 @@ export function scalarValue(text: string, type: XsdSimpleType): unknown {
 interface TypeLookups {
   readonly particles: ReadonlyMap<string, XsdParticle>;
   readonly declared: ReadonlyMap<string, XsdAttribute>;
+  /**
+   * Key layouts of elements whose children are all declared particles, by
+   * their attributes' names and whether they carry text: the keys depend on
+   * nothing else.
+   */
+  readonly layouts: Map<string, KeyLayout>;
 }
 
 // A compiled model is immutable, so the lookups are made once per type, not once per element.
@@ -143,10 +168,43 @@ function lookupsOf(type: XsdComplexType): TypeLookups {
     for (const p of type.particles) {
       if (!particles.has(p.element.name)) particles.set(p.element.name, p);
     }
-    found = { particles, declared: new Map(type.attributes.map((a) => [a.name, a])) };
+    found = {
+      particles,
+      declared: new Map(type.attributes.map((a) => [a.name, a])),
+      layouts: new Map(),
+    };
     lookups.set(type, found);
   }
   return found;
+}
+
+const MAX_LAYOUTS = 64;
+
+/** The key layout of an element of a complex type; looked up once per shape of element. */
+function complexLayout(
+  lookups: TypeLookups,
+  groups: ReadonlyMap<string, readonly XmlNode[]>,
+  attrs: readonly { readonly local: string }[],
+  text: boolean,
+): KeyLayout {
+  const { particles, layouts } = lookups;
+  let declaredOnly = true;
+  for (const name of groups.keys()) {
+    if (!particles.has(name)) declaredOnly = false;
+  }
+  if (!declaredOnly) {
+    const names = new Set([...particles.keys(), ...groups.keys()]);
+    return keyLayout(names, attrs.map((a) => a.local), text);
+  }
+  let key = text ? "t" : "-";
+  for (const a of attrs) key += ` ${a.local}`;
+  let layout = layouts.get(key);
+  if (layout === undefined) {
+    layout = keyLayout(particles.keys(), attrs.map((a) => a.local), text);
+    // Attribute names come from the message: a bound keeps odd messages from growing the cache.
+    if (layouts.size < MAX_LAYOUTS) layouts.set(key, layout);
+  }
+  return layout;
 }
 
 class ViewBuilder {
@@ -173,15 +231,20 @@ class ViewBuilder {
     return this.track ? `${at}/${pointerSegment(name)}` : "";
   }
 
+  /** The JSON Pointer of item `index` of the list at `at`; only worked out when tracked. */
+  itemAt(at: string, index: number): string {
+    return this.track ? `${at}/${index}` : "";
+  }
+
   complex(node: XmlNode, type: XsdComplexType, at: string): unknown {
     const groups = groupChildren(node);
-    const { particles, declared } = lookupsOf(type);
+    const lookups = lookupsOf(type);
+    const { particles, declared } = lookups;
     const attrs = dataAttributes(node);
     let text: unknown;
     if (type.text) text = scalarValue(node.text, type.text);
     else if (!BLANK.test(node.text)) text = node.text.trim();
-    const names = new Set([...particles.keys(), ...groups.keys()]);
-    const layout = keyLayout(names, attrs.map((a) => a.local), text !== undefined);
+    const layout = complexLayout(lookups, groups, attrs, text !== undefined);
     const out: Record<string, unknown> = {};
     for (const a of attrs) {
       const d = declared.get(a.local);
@@ -191,7 +254,11 @@ class ViewBuilder {
       const particle = particles.get(name);
       const base = this.childAt(at, name);
       if ((particle !== undefined && particle.maxOccurs > 1) || nodes.length > 1) {
-        put(out, name, nodes.map((n, i) => this.element(n, particle?.element, `${base}/${i}`)));
+        put(
+          out,
+          name,
+          nodes.map((n, i) => this.element(n, particle?.element, this.itemAt(base, i))),
+        );
       } else {
         put(out, name, this.element(nodes[0], particle?.element, base));
       }
@@ -214,7 +281,7 @@ class ViewBuilder {
         out,
         name,
         nodes.length > 1
-          ? nodes.map((n, i) => this.element(n, undefined, `${base}/${i}`))
+          ? nodes.map((n, i) => this.element(n, undefined, this.itemAt(base, i)))
           : this.element(nodes[0], undefined, base),
       );
     }
