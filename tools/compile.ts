@@ -4,8 +4,10 @@
  * the chosen transports (`<out>/roots/engine_<flavour>.ts`) and runs
  * `deno compile` with that flavour's narrowed permission flags (see
  * `flavours.ts`). `deno compile` needs a `denort` runtime, which it downloads
- * unless `DENORT_BIN` names one; where it can do neither, the task stops with
- * one `SUTRA.BUILD.DENORT_MISSING` line after writing the roots.
+ * unless `DENORT_BIN` names one; where it can do neither, it writes launchers
+ * instead (`<out>/bin/<binary>`: shell scripts running the roots with `deno run`
+ * and the same flags, labelled as not self-contained) and stops with one
+ * `SUTRA.BUILD.DENORT_MISSING` line.
  *
  *     deno task compile [--flavour full|http|file]… [--transports http,file,…]
  *       [--out dist] [--config FILE] [--listen HOST:PORT] [--data-dir DIR]
@@ -263,6 +265,90 @@ export function checkDenortBin(env: Readonly<Record<string, string | undefined>>
   }
 }
 
+/** `deno compile` could neither find nor download its runtime. */
+class DenortMissing extends Error {}
+
+/** The comment every launcher carries under its first line, so no one mistakes it for a binary. */
+export const LAUNCHER_LABEL =
+  "# A Sutra launcher, not self-contained: it runs this checkout's sources with deno.";
+
+/** Options for {@link launcherCommand}. */
+export interface LauncherOptions {
+  /** The command's name: the launcher is `<root>/bin/<name>`. */
+  readonly name: string;
+  /** The permission flags it runs with. */
+  readonly flags: readonly string[];
+  /** The module it runs (absolute path). */
+  readonly entry: string;
+  /** The install root; Deno's default (`DENO_INSTALL_ROOT`, else `~/.deno`) when absent. */
+  readonly root?: string;
+}
+
+/** The `deno install --global` argument list writing one launcher with this tree's config and lock. */
+export function launcherCommand(options: LauncherOptions): string[] {
+  return [
+    "install",
+    "--global",
+    "--force",
+    "--quiet",
+    "--config",
+    new URL("deno.json", REPO_ROOT).pathname,
+    ...(options.root === undefined ? [] : ["--root", options.root]),
+    "--name",
+    options.name,
+    ...options.flags,
+    options.entry,
+  ];
+}
+
+/**
+ * The npm packages a launcher named `name` in `bin` runs from: `deno install`
+ * gives each launcher its own copy, whose wasm and data files the engine reads.
+ */
+export function launcherModules(bin: string, name: string): string {
+  return `${bin}/.${name}/node_modules`;
+}
+
+/** Writes one launcher (see {@link launcherCommand}) and labels it; resolves to its path. */
+export async function installLauncher(options: LauncherOptions): Promise<string> {
+  const status = await new Deno.Command(Deno.execPath(), { args: launcherCommand(options) })
+    .spawn().status;
+  if (!status.success) {
+    throw new BuildError(
+      "SUTRA.BUILD.COMPILE_FAILED",
+      `deno install for ${options.name} exited with ${status.code}`,
+    );
+  }
+  const home = Deno.env.get("HOME") ?? "/root";
+  const root = options.root ?? Deno.env.get("DENO_INSTALL_ROOT") ?? `${home}/.deno`;
+  const path = `${root}/bin/${options.name}`;
+  const script = await Deno.readTextFile(path);
+  const end = script.indexOf("\n") + 1;
+  await Deno.writeTextFile(path, `${script.slice(0, end)}${LAUNCHER_LABEL}\n${script.slice(end)}`);
+  return path;
+}
+
+/** Writes a launcher per engine flavour and one for the CLI under `<out>/bin`; resolves to that folder. */
+export async function writeLaunchers(
+  builds: readonly FlavourBuild[],
+  request: CompileRequest,
+): Promise<string> {
+  const root = resolve(request.out);
+  const bin = `${root}/bin`;
+  for (const b of builds) {
+    const settings = { ...request.settings, sourceReads: [launcherModules(bin, b.binary)] };
+    const flags = engineFlags(b.transports, settings);
+    await installLauncher({ root, name: b.binary, flags, entry: b.root });
+  }
+  await installLauncher({
+    root,
+    name: "sutra",
+    flags: cliFlags(),
+    entry: new URL("cli.ts", REPO_ROOT).pathname,
+  });
+  return bin;
+}
+
 /** `deno compile`'s own report when it could not get its runtime. */
 const DENORT_FAILURE = /Setting up base binary|denort/i;
 
@@ -275,14 +361,7 @@ async function compileOne(args: readonly string[]): Promise<void> {
   }).output();
   if (output.success) return;
   const report = new TextDecoder().decode(output.stderr);
-  if (DENORT_FAILURE.test(report) && !Deno.env.get("DENORT_BIN")) {
-    throw new BuildError(
-      "SUTRA.BUILD.DENORT_MISSING",
-      `deno compile needs a denort ${Deno.version.deno} runtime and could not download one: ` +
-        "set DENORT_BIN to a denort binary of that version (the roots are written; " +
-        "`deno task install` installs launchers instead)",
-    );
-  }
+  if (DENORT_FAILURE.test(report) && !Deno.env.get("DENORT_BIN")) throw new DenortMissing();
   await Deno.stderr.write(output.stderr);
   throw new BuildError(
     "SUTRA.BUILD.COMPILE_FAILED",
@@ -301,9 +380,20 @@ function main(args: readonly string[]): Promise<number> {
     }
     if (request.rootsOnly) return 0;
     checkDenortBin(Deno.env.toObject());
-    for (const args of compileCommands(builds, request.out)) {
-      await compileOne(args);
-      console.error(`built ${args.at(-2)}`);
+    try {
+      for (const args of compileCommands(builds, request.out)) {
+        await compileOne(args);
+        console.error(`built ${args.at(-2)}`);
+      }
+    } catch (error) {
+      if (!(error instanceof DenortMissing)) throw error;
+      const bin = await writeLaunchers(builds, request);
+      throw new BuildError(
+        "SUTRA.BUILD.DENORT_MISSING",
+        `deno compile needs a denort ${Deno.version.deno} runtime and could not download one: ` +
+          "set DENORT_BIN to a denort binary of that version; launchers that run the roots " +
+          `with deno instead (not self-contained: they need Deno and this checkout) are in ${bin}`,
+      );
     }
     return 0;
   });

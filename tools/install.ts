@@ -13,12 +13,19 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { BuildError, readRequest, runBuild } from "./compile.ts";
+import {
+  BuildError,
+  installLauncher,
+  launcherModules,
+  type LauncherOptions,
+  readRequest,
+  runBuild,
+} from "./compile.ts";
 import { cliFlags, engineFlags, REPO_ROOT, resolveTransports } from "./flavours.ts";
 import { errorMessage } from "../engine/core/errors.ts";
 
-/** One `deno install` argument list per command: `sutra`, then `sutra-engine`. */
-export async function installCommands(args: readonly string[]): Promise<string[][]> {
+/** The two launchers to install: `sutra`, then `sutra-engine`. */
+export async function installLaunchers(args: readonly string[]): Promise<LauncherOptions[]> {
   let root: string | undefined;
   let rest: string[];
   try {
@@ -44,47 +51,25 @@ export async function installCommands(args: readonly string[]): Promise<string[]
   const request = await readRequest([...rest, "--roots-only"]);
   const transports = resolveTransports("all").linked;
   for (const t of transports) await import(new URL(t.module, REPO_ROOT).href);
-  // deno install gives each launcher its own copy of deno.json, the lock and node_modules.
   const home = Deno.env.get("HOME") ?? "/root";
   const bin = `${root ?? Deno.env.get("DENO_INSTALL_ROOT") ?? `${home}/.deno`}/bin`;
-  const settings = {
-    ...request.settings,
-    sourceReads: [`${bin}/.sutra-engine/node_modules`],
-  };
-  const config = new URL("deno.json", REPO_ROOT).pathname;
-  const common = [
-    "install",
-    "--global",
-    "--force",
-    "--quiet",
-    "--config",
-    config,
-    ...(root === undefined ? [] : ["--root", root]),
-  ];
+  const settings = { ...request.settings, sourceReads: [launcherModules(bin, "sutra-engine")] };
   return [
-    [...common, "--name", "sutra", ...cliFlags(), new URL("cli.ts", REPO_ROOT).pathname],
-    [
-      ...common,
-      "--name",
-      "sutra-engine",
-      ...engineFlags(transports, settings),
-      new URL("main.ts", REPO_ROOT).pathname,
-    ],
+    { root, name: "sutra", flags: cliFlags(), entry: new URL("cli.ts", REPO_ROOT).pathname },
+    {
+      root,
+      name: "sutra-engine",
+      flags: engineFlags(transports, settings),
+      entry: new URL("main.ts", REPO_ROOT).pathname,
+    },
   ];
 }
 
 function main(args: readonly string[]): Promise<number> {
   return runBuild(async () => {
-    for (const command of await installCommands(args)) {
-      const name = command[command.indexOf("--name") + 1];
-      const status = await new Deno.Command(Deno.execPath(), { args: command }).spawn().status;
-      if (!status.success) {
-        throw new BuildError(
-          "SUTRA.BUILD.COMPILE_FAILED",
-          `deno install for ${name} exited with ${status.code}`,
-        );
-      }
-      console.error(`installed ${name}`);
+    for (const launcher of await installLaunchers(args)) {
+      await installLauncher(launcher);
+      console.error(`installed ${launcher.name}`);
     }
     return 0;
   });

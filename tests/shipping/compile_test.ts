@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { ENGINE_VERSION } from "../../engine/core/version.ts";
 import { ROOT, spawn, withTempDir } from "./_spawn.ts";
 
 /** `deno task compile …` as a user runs it. */
@@ -51,7 +52,8 @@ Deno.test("deno task compile: DENORT_BIN naming no file is one line, exit 1", as
 });
 
 Deno.test({
-  name: "deno task compile: without DENORT_BIN and no download, one line saying so, exit 1",
+  name:
+    "deno task compile: without DENORT_BIN and no download, one line saying so, launchers instead, exit 1",
   ignore: Deno.env.get("DENORT_BIN") !== undefined,
   async fn() {
     const out = await Deno.makeTempDir({ prefix: "sutra-compile-" });
@@ -65,8 +67,24 @@ Deno.test({
         /^ERROR SUTRA\.BUILD\.DENORT_MISSING: deno compile needs a denort .* set DENORT_BIN/,
       );
       assert.doesNotMatch(run.output, /^\s+at /m);
-      // The roots are written all the same.
+      // The roots are written all the same, and launchers that run them with deno, each saying
+      // it is not self-contained, with the flavour's own permission flags.
       assert.ok((await Deno.stat(`${out}/roots/engine_file.ts`)).isFile);
+      assert.match(run.output, new RegExp(`launchers .*not self-contained.* ${out}/bin`));
+      const engine = await Deno.readTextFile(`${out}/bin/sutra-engine-file`);
+      assert.match(engine, /^# .*not self-contained/m);
+      assert.match(engine, /roots\/engine_file\.ts/);
+      assert.match(engine, /--allow-net=unix:/);
+      assert.doesNotMatch(engine, /--allow-run|--allow-all|-A /);
+      await Deno.mkdir(`${out}/work`);
+      const version = await spawn(`${out}/bin/sutra-engine-file`, ["--version"], {
+        cwd: `${out}/work`,
+      }).exited;
+      assert.equal(version.code, 0, version.output);
+      assert.match(version.output.trim(), new RegExp(` ${ENGINE_VERSION}$`));
+      const cli = await spawn(`${out}/bin/sutra`, ["version"], { cwd: `${out}/work` }).exited;
+      assert.equal(cli.output.trim(), `sutra ${ENGINE_VERSION}`);
+      assert.match(await Deno.readTextFile(`${out}/bin/sutra`), /^# .*not self-contained/m);
     } finally {
       await Deno.remove(out, { recursive: true }).catch(() => {});
     }
