@@ -371,6 +371,10 @@ async function compileOne(args: readonly string[]): Promise<void> {
 
 function main(args: readonly string[]): Promise<number> {
   return runBuild(async () => {
+    if (args.includes("--help") || args.includes("-h")) {
+      console.log(COMPILE_USAGE);
+      return 0;
+    }
     const request = await readRequest(args);
     const builds = await prepareFlavours(request);
     for (const b of builds) {

@@ -36,6 +36,12 @@ Deno.test("deno task compile: an unknown flavour or option exits 2 with one line
   assert.match(option.output, /^ERROR SUTRA\.BUILD\.USAGE: Unknown option '--falvour'/);
 });
 
+Deno.test("deno task compile --help: the usage on stdout, exit 0", async () => {
+  const help = await compile(["--help"]);
+  assert.equal(help.code, 0, help.output);
+  assert.match(help.output, /^Usage: deno task compile \[--flavour full\|http\|file\]/);
+});
+
 Deno.test("deno task compile: DENORT_BIN naming no file is one line, exit 1", async () => {
   await withTempDir(async (dir) => {
     const run = await compile(["--flavour", "file", "--out", `${dir}/out`], {
