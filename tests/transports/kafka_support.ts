@@ -77,9 +77,11 @@ export class KafkaClient {
   readonly #readers: Consumer[] = [];
   #connected: Promise<void> | undefined;
 
-  constructor(brokers: string) {
+  /** `login`: SASL PLAIN credentials for a broker that asks for them. */
+  constructor(brokers: string, login?: { username: string; password: string }) {
     this.kafka = new Kafka({
       brokers: brokers.split(","),
+      ...(login ? { sasl: { mechanism: "plain", ...login } } : {}),
       clientId: "sutra-test",
       logLevel: logLevel.NOTHING,
       retry: { retries: 3, initialRetryTime: 100 },
@@ -202,11 +204,20 @@ export interface KafkaPackageOptions {
   readonly prefix: string;
   readonly ackMode?: "on-persist" | "on-complete";
   readonly singleton?: boolean;
+  /** Every kafka channel logs in with SASL PLAIN as the user and password these variables hold. */
+  readonly sasl?: { readonly username: string; readonly password: string };
 }
 
 /** The `kafka_channel` fixture package sealed for one test. */
 export function kafkaPackage(o: KafkaPackageOptions): Promise<Uint8Array> {
+  const brokers = "      brokers: env:SUTRA_TEST_KAFKA_BROKERS\n";
   return sealFixture("kafka_channel", {
+    ...(o.sasl
+      ? {
+        [brokers]: `${brokers}      sasl:\n        mechanism: plain\n` +
+          `        username: env:${o.sasl.username}\n        password: env:${o.sasl.password}\n`,
+      }
+      : {}),
     "@T@": o.prefix,
     "@ACK@": o.ackMode ?? "on-persist",
     "@SINGLETON@": String(o.singleton ?? false),

@@ -28,12 +28,48 @@ export interface BrokerChannelOptions {
 export class OptionReader {
   readonly #options: Readonly<Record<string, unknown>>;
   readonly #channel: string;
+  /** Prepended to every key a problem names (`sasl.` inside a `sasl:` block). */
+  readonly #prefix: string;
   /** Every problem found so far. */
-  readonly problems: Diagnostic[] = [];
+  readonly problems: Diagnostic[];
 
-  constructor(channel: string, options: Readonly<Record<string, unknown>> | undefined) {
+  constructor(
+    channel: string,
+    options: Readonly<Record<string, unknown>> | undefined,
+    within?: { readonly prefix: string; readonly problems: Diagnostic[] },
+  ) {
     this.#channel = channel;
     this.#options = options ?? {};
+    this.#prefix = within?.prefix ?? "";
+    this.problems = within?.problems ?? [];
+  }
+
+  /** The value of `key` as written, unchecked. */
+  raw(key: string): unknown {
+    return this.#options[key];
+  }
+
+  /**
+   * A nested block (`sasl:`), read by a reader whose problems are this
+   * one's and name their keys `<key>.<inner>`; undefined when absent, or
+   * (a problem) when it is not a mapping.
+   */
+  block(key: string): OptionReader | undefined {
+    const value = this.#options[key];
+    if (value === undefined) return undefined;
+    if (value === null || typeof value !== "object" || Array.isArray(value)) {
+      this.#bad(key, "a mapping of options");
+      return undefined;
+    }
+    return new OptionReader(this.#channel, value as Record<string, unknown>, {
+      prefix: `${this.#prefix}${key}.`,
+      problems: this.problems,
+    });
+  }
+
+  /** Reports `key` as wrong: it `why` (e.g. `must be one of a, b`). */
+  invalid(key: string, why: string): void {
+    this.problems.push(optionInvalid(this.#channel, `${this.#prefix}${key}`, why));
   }
 
   /** A string option; `required` makes its absence a problem. */
@@ -97,17 +133,18 @@ export class OptionReader {
   only(known: readonly string[]): void {
     for (const key of Object.keys(this.#options)) {
       if (!known.includes(key)) {
+        const option = `${this.#prefix}${key}`;
         this.problems.push(diagnostic(
           "SUTRA.BROKER.OPTIONS_INVALID",
-          `channel '${this.#channel}': unknown option '${key}' (known: ${known.join(", ")})`,
-          { attributes: { channel: this.#channel, option: key } },
+          `channel '${this.#channel}': unknown option '${option}' (known: ${known.join(", ")})`,
+          { attributes: { channel: this.#channel, option } },
         ));
       }
     }
   }
 
   #bad(key: string, expected: string): void {
-    this.problems.push(optionInvalid(this.#channel, key, `must be ${expected}`));
+    this.invalid(key, `must be ${expected}`);
   }
 }
 

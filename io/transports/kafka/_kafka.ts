@@ -15,8 +15,10 @@ import {
   type KafkaMessage,
   logLevel,
   type Producer,
+  type SASLOptions,
 } from "kafkajs";
 import type { Logger } from "../../../engine/core/log.ts";
+import type { KafkaConnection } from "./options.ts";
 import { headerText, inboundHeaderName, outboundHeaderName } from "../_broker/mod.ts";
 
 export { Buffer };
@@ -33,7 +35,8 @@ export const IDEMPOTENCY_HEADER = "sutra-idempotency-key";
 
 /** Options for {@link kafkaClient}. */
 export interface KafkaClientOptions {
-  readonly brokers: readonly string[];
+  /** The brokers, and the login and TLS settings when the channel has them. */
+  readonly connection: KafkaConnection;
   readonly clientId: string;
   readonly logger: Logger;
   /** Retries of one request before it fails (default 0: the caller retries). */
@@ -44,7 +47,10 @@ export interface KafkaClientOptions {
 export function kafkaClient(o: KafkaClientOptions): Kafka {
   const config: KafkaConfig = {
     clientId: o.clientId,
-    brokers: [...o.brokers],
+    brokers: [...o.connection.brokers],
+    // kafkajs types each mechanism apart; the three share one shape.
+    ...(o.connection.sasl ? { sasl: { ...o.connection.sasl } as SASLOptions } : {}),
+    ...(o.connection.ssl ? { ssl: o.connection.ssl } : {}),
     connectionTimeout: 3_000,
     requestTimeout: 30_000,
     retry: { retries: o.retries ?? 0, initialRetryTime: 200, maxRetryTime: 2_000 },

@@ -55,7 +55,7 @@ import {
   recordHeaders,
 } from "./_kafka.ts";
 import { PartitionOffsets } from "./offsets.ts";
-import { brokerList, type KafkaChannelOptions } from "./options.ts";
+import { connectionOf, type KafkaChannelOptions } from "./options.ts";
 import { KeyedSequencer } from "./ordering.ts";
 import { KafkaPublisher } from "./publisher.ts";
 
@@ -107,7 +107,7 @@ export class ChannelConsumer {
       closed: () => this.#deadLetters.close(),
     });
     this.#deadLetters = new KafkaPublisher({
-      brokers: () => brokerList(options.context, options.options.brokers),
+      connection: () => connectionOf(options.context, options.options),
       clientId: `sutra-${options.channel.declaration.name}-dlt`,
       logger: options.logger,
     });
@@ -138,7 +138,7 @@ export class ChannelConsumer {
   async #session(connected: () => void): Promise<void> {
     const o = this.#o.options;
     const kafka = kafkaClient({
-      brokers: await brokerList(this.#o.context, o.brokers),
+      connection: await connectionOf(this.#o.context, o),
       clientId: `sutra-${this.#name}`,
       logger: this.#o.logger,
     });
@@ -166,7 +166,9 @@ export class ChannelConsumer {
     consumer.on(consumer.events.REBALANCING, () => this.#scheduleCommit());
     consumer.on(consumer.events.GROUP_JOIN, (event) => this.#assigned(event.payload));
     try {
-      await consumer.connect();
+      await consumer.connect().catch((error) => {
+        throw loginRefused(error, o) ?? error;
+      });
       await consumer.subscribe({ topic: o.topic, fromBeginning: o.fromBeginning });
       if (this.#life.signal.aborted) return;
       this.#consumer = consumer;
@@ -445,4 +447,18 @@ function replyRoute(
       ...(headers[KEY_HEADER] === undefined ? {} : { [KEY_HEADER]: headers[KEY_HEADER] }),
     },
   };
+}
+
+/**
+ * A clearer error for a SASL login the brokers refused (a wrong username or
+ * password, or a mechanism they do not enable); undefined for any other.
+ */
+function loginRefused(error: unknown, o: KafkaChannelOptions): Error | undefined {
+  if (!(error instanceof Error) || error.name !== "KafkaJSSASLAuthenticationError") {
+    return undefined;
+  }
+  return new Error(
+    `the brokers refused the channel's SASL login (${o.sasl?.mechanism ?? "none"}): ` +
+      `${error.message}; check its sasl username and password`,
+  );
 }

@@ -20,12 +20,19 @@
  *     max-wait: PT1S                     # a fetch's long-poll wait
  *     lease-ttl: PT30S                   # singleton channels: takeover bound
  *     consume: true                      # false: an outbound-only channel (q:send channel=…)
+ *     sasl:                              # optional: log in (SASL)
+ *       mechanism: scram-sha-512         # plain, scram-sha-256 or scram-sha-512
+ *       username: env:KAFKA_USER         # secret references, both
+ *       password: secret:kafka-password
+ *     tls: true                          # or a mapping: ca, cert, key — each a PEM file's
+ *                                        # path or a secret reference holding the PEM
  * ```
  *
  * @module
  */
 import type { Diagnostic } from "../../../engine/core/diagnostic.ts";
 import type { BoundChannel, TransportContext } from "../../../engine/core/transport.ts";
+import { isSecretReference } from "../../../engine/core/secrets.ts";
 import {
   type BrokerChannelOptions,
   CONSUME_OPTION,
@@ -49,7 +56,26 @@ export const KAFKA_OPTION_KEYS = [
   "max-wait",
   "lease-ttl",
   CONSUME_OPTION,
+  "sasl",
+  "tls",
 ] as const;
+
+/** The SASL mechanisms a kafka channel may log in with. */
+export const SASL_MECHANISMS = ["plain", "scram-sha-256", "scram-sha-512"] as const;
+
+/** How a channel logs in: the mechanism, and references to its username and password. */
+export interface KafkaSasl {
+  readonly mechanism: typeof SASL_MECHANISMS[number];
+  readonly username: string;
+  readonly password: string;
+}
+
+/** TLS to the brokers: each of `ca`, `cert`, `key` a PEM file's path or a secret reference. */
+export interface KafkaTls {
+  readonly ca?: string;
+  readonly cert?: string;
+  readonly key?: string;
+}
 
 /** A kafka channel's settings, defaults applied. */
 export interface KafkaChannelOptions extends BrokerChannelOptions {
@@ -69,6 +95,8 @@ export interface KafkaChannelOptions extends BrokerChannelOptions {
   readonly heartbeatIntervalMs: number;
   readonly maxWaitMs: number;
   readonly leaseTtlMs: number;
+  readonly sasl?: KafkaSasl;
+  readonly tls?: KafkaTls;
 }
 
 /** Reads a channel's options; the diagnostics list what is wrong (empty when nothing is). */
@@ -81,6 +109,8 @@ export function readKafkaOptions(
   const topic = r.string("topic", name)!;
   const ordering = r.string("ordering", "key")!;
   const idempotencyHeader = r.string("idempotency-header")?.toLowerCase();
+  const sasl = readSasl(r);
+  const tls = readTls(r);
   const options: KafkaChannelOptions = {
     brokers: r.required("brokers"),
     topic,
@@ -96,6 +126,8 @@ export function readKafkaOptions(
     maxWaitMs: r.duration("max-wait", 1_000),
     leaseTtlMs: r.duration("lease-ttl", 30_000),
     consume: r.consume(),
+    ...(sasl ? { sasl } : {}),
+    ...(tls ? { tls } : {}),
   };
   const problems = [...r.problems];
   if (ordering !== "key" && ordering !== "partition") {
@@ -110,6 +142,81 @@ export function readKafkaOptions(
     problems.push(optionInvalid(name, "dead-letter-topic", "must differ from the topic it serves"));
   }
   return { options, problems };
+}
+
+/** The `sasl:` block: a known mechanism, a username and a password (references, as lint requires). */
+function readSasl(r: OptionReader): KafkaSasl | undefined {
+  const b = r.block("sasl");
+  if (!b) return undefined;
+  b.only(["mechanism", "username", "password"]);
+  const mechanism = b.required("mechanism").toLowerCase();
+  const username = b.required("username");
+  const password = b.required("password");
+  if (mechanism !== "" && !(SASL_MECHANISMS as readonly string[]).includes(mechanism)) {
+    b.invalid("mechanism", `must be one of ${SASL_MECHANISMS.join(", ")}`);
+    return undefined;
+  }
+  return { mechanism: mechanism as KafkaSasl["mechanism"], username, password };
+}
+
+/** `tls: true | false`, or a mapping of `ca`, `cert` and `key` (cert and key together). */
+function readTls(r: OptionReader): KafkaTls | undefined {
+  const value = r.raw("tls");
+  if (value === undefined || value === false) return undefined;
+  if (value === true) return {};
+  const b = r.block("tls");
+  if (!b) return undefined;
+  b.only(["ca", "cert", "key"]);
+  const tls: KafkaTls = {
+    ...optional("ca", b.string("ca")),
+    ...optional("cert", b.string("cert")),
+    ...optional("key", b.string("key")),
+  };
+  if ((tls.cert === undefined) !== (tls.key === undefined)) {
+    b.invalid(tls.cert === undefined ? "cert" : "key", "must come with its pair (cert and key)");
+  }
+  return tls;
+}
+
+function optional<K extends string>(key: K, value: string | undefined): { [k in K]?: string } {
+  return (value === undefined || value === "" ? {} : { [key]: value }) as { [k in K]?: string };
+}
+
+/** What kafkajs needs to reach a channel's cluster: brokers, and its login and TLS when set. */
+export interface KafkaConnection {
+  readonly brokers: string[];
+  readonly sasl?: { mechanism: KafkaSasl["mechanism"]; username: string; password: string };
+  readonly ssl?: true | { ca?: string; cert?: string; key?: string };
+}
+
+/** Resolves a channel's brokers, SASL references and TLS files into a {@link KafkaConnection}. */
+export async function connectionOf(
+  context: TransportContext,
+  options: Pick<KafkaChannelOptions, "brokers" | "sasl" | "tls">,
+): Promise<KafkaConnection> {
+  const brokers = await brokerList(context, options.brokers);
+  const s = options.sasl;
+  const sasl = s && {
+    mechanism: s.mechanism,
+    username: await context.resolveSecret(s.username),
+    password: await context.resolveSecret(s.password),
+  };
+  let ssl: KafkaConnection["ssl"];
+  if (options.tls) {
+    const pem = async (value: string | undefined) =>
+      value === undefined
+        ? undefined
+        : isSecretReference(value)
+        ? await context.resolveSecret(value)
+        : await Deno.readTextFile(value);
+    const [ca, cert, key] = await Promise.all(
+      [options.tls.ca, options.tls.cert, options.tls.key].map(pem),
+    );
+    ssl = ca || cert
+      ? { ...optional("ca", ca), ...optional("cert", cert), ...optional("key", key) }
+      : true;
+  }
+  return { brokers, ...(sasl ? { sasl } : {}), ...(ssl ? { ssl } : {}) };
 }
 
 /** Resolves a channel's brokers (a secret reference or a literal list) into `host:port` entries. */

@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import type { BoundChannel, TransportContext } from "../../../engine/core/transport.ts";
-import { brokerList, readKafkaOptions } from "./options.ts";
+import { brokerList, connectionOf, readKafkaOptions } from "./options.ts";
 import { parseDestination, resolveTarget } from "./sink.ts";
 import { outboundHeaders, recordHeaders } from "./_kafka.ts";
+// The linked secret schemes tell a tls reference from a file path.
+import "../../secrets/mod.ts";
 
 function channel(options: Record<string, unknown>): BoundChannel {
   return {
@@ -89,4 +91,58 @@ Deno.test("kafka headers: the CloudEvents binding's ce_ prefix in and out", () =
   });
   assert.deepEqual(inbound, { "ce-id": "e-1", "content-type": "application/json", twice: "b" });
   assert.deepEqual(outboundHeaders({ "ce-type": "t", "x-a": "b" }), { ce_type: "t", "x-a": "b" });
+});
+
+Deno.test("kafka options: sasl and tls are read; every mistake in them names the option", () => {
+  const good = readKafkaOptions(channel({
+    brokers: "env:B",
+    sasl: { mechanism: "SCRAM-SHA-512", username: "env:U", password: "secret:kafka-password" },
+    tls: true,
+  }));
+  assert.deepEqual(good.problems, []);
+  assert.deepEqual(good.options.sasl, {
+    mechanism: "scram-sha-512",
+    username: "env:U",
+    password: "secret:kafka-password",
+  });
+  assert.deepEqual(good.options.tls, {});
+  const { problems } = readKafkaOptions(channel({
+    brokers: "env:B",
+    sasl: { mechanism: "gssapi", username: "env:U", pasword: "env:P" },
+    tls: { cert: "/etc/kafka/client.pem" },
+  }));
+  assert.deepEqual(problems.map((p) => p.attributes?.option).sort(), [
+    "sasl.mechanism",
+    "sasl.password",
+    "sasl.pasword",
+    "tls.key",
+  ]);
+  assert.ok(problems.every((p) => p.code === "SUTRA.BROKER.OPTIONS_INVALID"));
+  const notBlock = readKafkaOptions(channel({ brokers: "env:B", sasl: "plain", tls: "yes" }));
+  assert.deepEqual(notBlock.problems.map((p) => p.attributes?.option), ["sasl", "tls"]);
+});
+
+Deno.test("kafka connection: the login is resolved; tls files are read, references resolved", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${dir}/ca.pem`, "CA PEM");
+    const secrets: Record<string, string> = { "env:U": "user", "env:P": "pass", "env:K": "KEY" };
+    const context = {
+      resolveSecret: (r: string) => Promise.resolve(secrets[r] ?? r),
+    } as unknown as TransportContext;
+    const { options } = readKafkaOptions(channel({
+      brokers: "k1:9092",
+      sasl: { mechanism: "plain", username: "env:U", password: "env:P" },
+      tls: { ca: `${dir}/ca.pem`, cert: `${dir}/ca.pem`, key: "env:K" },
+    }));
+    assert.deepEqual(await connectionOf(context, options), {
+      brokers: ["k1:9092"],
+      sasl: { mechanism: "plain", username: "user", password: "pass" },
+      ssl: { ca: "CA PEM", cert: "CA PEM", key: "KEY" },
+    });
+    const plain = readKafkaOptions(channel({ brokers: "k1:9092", tls: true })).options;
+    assert.deepEqual(await connectionOf(context, plain), { brokers: ["k1:9092"], ssl: true });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -11,6 +11,7 @@
 import { Partitioners } from "kafkajs";
 import type { Logger } from "../../../engine/core/log.ts";
 import { Buffer, kafkaClient, type Producer } from "./_kafka.ts";
+import type { KafkaConnection } from "./options.ts";
 
 /** A record to publish. */
 export interface OutboundRecord {
@@ -21,7 +22,7 @@ export interface OutboundRecord {
 
 /** Options for {@link KafkaPublisher}. */
 export interface KafkaPublisherOptions {
-  readonly brokers: () => Promise<string[]>;
+  readonly connection: () => Promise<KafkaConnection>;
   readonly clientId: string;
   readonly logger: Logger;
 }
@@ -78,7 +79,7 @@ export class KafkaPublisher {
 
   async #connect(): Promise<Producer> {
     const kafka = kafkaClient({
-      brokers: await this.#o.brokers(),
+      connection: await this.#o.connection(),
       clientId: this.#o.clientId,
       logger: this.#o.logger,
       retries: 2,

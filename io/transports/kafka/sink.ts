@@ -36,7 +36,7 @@ import {
   publishFailed,
 } from "../_broker/mod.ts";
 import { IDEMPOTENCY_HEADER, KEY_HEADER, outboundHeaders } from "./_kafka.ts";
-import { brokerList, readKafkaOptions } from "./options.ts";
+import { brokerList, connectionOf, type KafkaConnection, readKafkaOptions } from "./options.ts";
 import { KafkaPublisher } from "./publisher.ts";
 
 /** The destination scheme. */
@@ -74,34 +74,40 @@ export function resolveTarget(
   return { topic: readKafkaOptions(named).options.topic, channel: named.declaration.name };
 }
 
-/** The broker list of a destination naming its channel, else the sink's own. */
-async function brokersOf(
+/**
+ * The cluster of a destination naming its channel (its brokers, login and
+ * TLS), else the sink's own: `SUTRA_KAFKA_BROKERS` (plain, no login), else
+ * the first valid kafka channel's.
+ */
+async function connectionFor(
   context: TransportContext,
   channel: string | undefined,
-): Promise<string[]> {
+): Promise<KafkaConnection> {
   const named = namedChannel(context, channel);
-  if (named) return await brokerList(context, readKafkaOptions(named).options.brokers);
+  if (named) return await connectionOf(context, readKafkaOptions(named).options);
   try {
-    return await brokerList(context, await context.resolveSecret("env:SUTRA_KAFKA_BROKERS"));
+    return {
+      brokers: await brokerList(context, await context.resolveSecret("env:SUTRA_KAFKA_BROKERS")),
+    };
   } catch {
-    // Not set: the brokers of the channels.
+    // Not set: the cluster of the channels.
   }
   const options = firstValidOptions(context, readKafkaOptions);
-  if (options) return await brokerList(context, options.brokers);
+  if (options) return await connectionOf(context, options);
   throw new Error("no brokers: set SUTRA_KAFKA_BROKERS or serve a kafka channel");
 }
 
 /** The sink of one running engine. */
 export function kafkaSink(context: TransportContext): RemoteSink & { close(): Promise<void> } {
-  // One producer per broker list; most engines talk to one cluster.
+  // One producer per cluster and login; most engines talk to one cluster.
   const publishers = new Map<string, KafkaPublisher>();
   const publisherFor = async (channel: string | undefined) => {
-    const brokers = await brokersOf(context, channel);
-    const id = brokers.join(",");
+    const connection = await connectionFor(context, channel);
+    const id = JSON.stringify(connection);
     let p = publishers.get(id);
     if (!p) {
       p = new KafkaPublisher({
-        brokers: () => Promise.resolve(brokers),
+        connection: () => Promise.resolve(connection),
         clientId: "sutra-outbox",
         logger: context.logger,
       });

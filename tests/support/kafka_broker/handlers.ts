@@ -10,6 +10,7 @@
 import { GroupCoordinator } from "./group_coordinator.ts";
 import type { Log } from "./log.ts";
 import { BatchError, decodeBatches, encodeBatch, type StoredRecord } from "./record_batch.ts";
+import { saslAuthenticate, type SaslConnection, saslHandshake } from "./sasl.ts";
 import { type Reader, Writer } from "./wire.ts";
 
 /** UNKNOWN_TOPIC_OR_PARTITION. */
@@ -36,6 +37,8 @@ export interface BrokerState {
   readonly autoCreateTopics: boolean;
   /** True once the broker stops: held fetches answer at once. */
   closing(): boolean;
+  /** SASL PLAIN users (name → password); without them no login is asked for. */
+  readonly users?: ReadonlyMap<string, string>;
 }
 
 /** A request header. */
@@ -51,6 +54,7 @@ type Handler = (
   r: Reader,
   s: BrokerState,
   h: RequestHeader,
+  c: SaslConnection,
 ) => Uint8Array | null | Promise<Uint8Array | null>;
 
 /** Each API: its key, the one version served, and its handler. */
@@ -66,9 +70,11 @@ export const APIS: ReadonlyMap<number, { version: number; handle: Handler }> = n
   [12, { version: 0, handle: heartbeat }],
   [13, { version: 0, handle: leaveGroup }],
   [14, { version: 0, handle: syncGroup }],
+  [17, { version: 1, handle: saslHandshake }],
   [18, { version: 2, handle: apiVersions }],
   [19, { version: 0, handle: createTopics }],
   [22, { version: 0, handle: initProducerId }],
+  [36, { version: 1, handle: saslAuthenticate }],
 ]);
 
 /** The ApiVersions answer in the version asked (0–2); a higher one gets UNSUPPORTED_VERSION in v0. */

@@ -13,7 +13,9 @@
  * v1, FindCoordinator v0, JoinGroup v1, SyncGroup v0, Heartbeat v0,
  * LeaveGroup v0 (generations and rebalances as the real coordinator runs
  * them), OffsetCommit v2, OffsetFetch v1, CreateTopics v0,
- * InitProducerId v0.
+ * InitProducerId v0, and, when it is given users, SaslHandshake v1 and
+ * SaslAuthenticate v1 with the PLAIN mechanism (`sasl.ts`). Given a
+ * certificate and key it listens with TLS instead of plain TCP.
  *
  * The files: `wire.ts` (primitives and framing), `record_batch.ts` (the
  * batch codec), `log.ts` (partitions and the producer sequence check),
@@ -36,6 +38,10 @@ export interface KafkaTestBrokerOptions {
   readonly port?: number;
   /** Partitions of a topic created on first use (default 1). */
   readonly defaultPartitions?: number;
+  /** SASL PLAIN users (name → password): every connection must log in as one. */
+  readonly users?: Readonly<Record<string, string>>;
+  /** A PEM certificate and key: the broker listens with TLS. */
+  readonly tls?: { readonly cert: string; readonly key: string };
 }
 
 /** A running test broker; its log survives {@link stop} / {@link restart}. */
@@ -85,8 +91,12 @@ export class KafkaTestBroker {
 
   #listen(port: number): void {
     this.#closing = false;
-    const listener = Deno.listen({ hostname: "127.0.0.1", port });
+    const tls = this.#options.tls;
+    const listener = tls
+      ? Deno.listenTls({ hostname: "127.0.0.1", port, cert: tls.cert, key: tls.key })
+      : Deno.listen({ hostname: "127.0.0.1", port });
     this.#port = (listener.addr as Deno.NetAddr).port;
+    const users = this.#options.users;
     const state: BrokerState = {
       log: this.log,
       groups: this.groups,
@@ -95,6 +105,7 @@ export class KafkaTestBroker {
       defaultPartitions: this.#options.defaultPartitions ?? 1,
       autoCreateTopics: true,
       closing: () => this.#closing,
+      ...(users ? { users: new Map(Object.entries(users)) } : {}),
     };
     this.#listener = new Listener(listener, () => state);
   }
