@@ -8,17 +8,27 @@
  * count alone says whether a write newly covered a route: concurrent
  * traversals of one path cannot both count it, and nothing reads first.
  *
+ * A declaration whose URL names the engine database itself is served over
+ * the engine's own handle (no second connection, which an embedded PGlite
+ * directory could not take anyway), and its writes can then ride in a
+ * step's commit transaction.
+ *
  * @module
  */
-import type { DataStoreDeclaration, OpenStoreOptions } from "../../engine/core/datastore.ts";
+import { resolve as resolvePath } from "node:path";
+import type { DataStoreDeclaration } from "../../engine/core/datastore.ts";
 import { diagnostic, DiagnosticError } from "../../engine/core/diagnostic.ts";
+import { resolveReference } from "../../engine/core/secrets.ts";
+import type { Database, Transaction } from "../../engine/persistence/mod.ts";
 import type {
   CoverageCounts,
+  CoverageOpenOptions,
   CoverageStore,
   CoverageStoreProvider,
   CoverageWrite,
   StoredFragment,
 } from "../../engine/runtime/coverage/spi.ts";
+import { postgresClient } from "./_postgres.ts";
 import { messageOf, type SqlClient, type SqlTransaction } from "./_sql.ts";
 import { openSqlClient } from "./sql.ts";
 
@@ -145,11 +155,20 @@ const DIALECTS: Readonly<Record<string, CoverageDialect>> = {
   sqlserver,
 };
 
+// The widths of the fragment key columns, in characters.
+const ID_WIDTH = 64;
+const NAME_WIDTH = 255;
+
 async function openSqlCoverage(
   declaration: DataStoreDeclaration,
-  options: OpenStoreOptions,
+  options: CoverageOpenOptions,
 ): Promise<CoverageStore> {
-  const client = await openSqlClient(declaration, options);
+  const engine = options.engineDatabase;
+  const shared = engine !== undefined && await namesEngineDatabase(declaration, options, engine);
+  const client = shared
+    // The engine database is the engine's to close, not this store's.
+    ? { ...postgresClient(engine), close: () => Promise.resolve() }
+    : await openSqlClient(declaration, options);
   const dialect = DIALECTS[client.dialect.name];
   try {
     await client.runLocked("sutra.datastore.coverage", dialect.ddl);
@@ -162,17 +181,74 @@ async function openSqlCoverage(
       { attributes: { store: declaration.name } },
     ));
   }
-  return new SqlCoverageStore(client, dialect);
+  return new SqlCoverageStore(client, dialect, shared);
 }
+
+/**
+ * True when the declaration's URL names the database `engine` is open on:
+ * the same PostgreSQL server database (host, port, database; the engine's
+ * schema is where the tables then go) or the same embedded directory. Two
+ * in-memory databases are never one.
+ */
+async function namesEngineDatabase(
+  declaration: DataStoreDeclaration,
+  options: CoverageOpenOptions,
+  engine: Database,
+): Promise<boolean> {
+  const ref = declaration.settings["url-ref"];
+  // A declaration without a usable URL is refused by the ordinary open, with its own diagnostic.
+  if (typeof ref !== "string" || ref.trim() === "") return false;
+  const url = (await resolveReference(ref.trim(), options.resolve)).trim();
+  const described = engine.description.replace(/ \(schema [^)]*\)$/, "");
+  const embedded = /^pglite:(.+)$/.exec(described)?.[1];
+  const dir = /^pglite:(.+)$/i.exec(url)?.[1];
+  if (dir !== undefined || embedded !== undefined) {
+    const memory = (d: string) => d === "memory://" || d === "memory";
+    return dir !== undefined && embedded !== undefined && !memory(dir) && !memory(embedded) &&
+      resolvePath(dir) === resolvePath(embedded);
+  }
+  const server = /^postgres(ql)?:\/\//i;
+  const a = server.test(url) ? URL.parse(url) : null;
+  const b = server.test(described) ? URL.parse(described) : null;
+  if (!a || !b) return false;
+  const port = (u: URL) => u.port === "" ? "5432" : u.port;
+  return a.hostname.toLowerCase() === b.hostname.toLowerCase() && port(a) === port(b) &&
+    decodeURIComponent(a.pathname) === decodeURIComponent(b.pathname);
+}
+
+// A fragment too wide for its key columns would abort the transaction it is written in.
+function fits(deploymentId: string, write: CoverageWrite): boolean {
+  return deploymentId.length <= ID_WIDTH &&
+    (write.fragments ?? []).every((f) =>
+      f.routeId.length <= NAME_WIDTH && f.processId.length <= NAME_WIDTH &&
+      f.instanceId.length <= ID_WIDTH && f.correlations.every((c) => c.length <= NAME_WIDTH)
+    );
+}
+
+/** Runs one statement, answering its affected-row count. */
+type Run = (sql: string, params: readonly unknown[]) => Promise<number>;
 
 /** The coverage operations over one dialect's client. */
 class SqlCoverageStore implements CoverageStore {
   readonly #client: SqlClient;
   readonly #d: CoverageDialect;
+  readonly inTransaction?: CoverageStore["inTransaction"];
 
-  constructor(client: SqlClient, dialect: CoverageDialect) {
+  /** @param shared the client is the engine database's: writes may ride its transactions */
+  constructor(client: SqlClient, dialect: CoverageDialect, shared: boolean) {
     this.#client = client;
     this.#d = dialect;
+    if (shared) {
+      this.inTransaction = (deploymentId, write) =>
+        fits(deploymentId, write)
+          ? (tx: Transaction) =>
+            this.#writeWith(
+              async (sql, params) => (await tx.query(sql, params)).rowCount,
+              deploymentId,
+              write,
+            )
+          : undefined;
+    }
   }
 
   get description(): string {
@@ -190,22 +266,31 @@ class SqlCoverageStore implements CoverageStore {
   }
 
   write(deploymentId: string, write: CoverageWrite): Promise<string[]> {
+    return this.#in((tx) =>
+      this.#writeWith(
+        async (sql, params) => (await tx.query(sql, params)).affected,
+        deploymentId,
+        write,
+      )
+    );
+  }
+
+  /** The statements of {@link write}, each run by `run` (in a transaction the caller holds). */
+  async #writeWith(run: Run, deploymentId: string, write: CoverageWrite): Promise<string[]> {
     const { p, trueValue, falseValue, now } = this.#d;
     const mark = `UPDATE coverage_metric SET covered = ${trueValue}, covered_at = ${now} ` +
       `WHERE deployment_id = ${p(1)} AND route_id = ${p(2)} AND covered = ${falseValue}`;
-    return this.#in(async (tx) => {
-      for (const f of write.fragments ?? []) {
-        const correlations = f.correlations.length > 0 ? f.correlations : [""];
-        for (const c of correlations) {
-          await tx.query(this.#d.fragment, [deploymentId, f.routeId, f.processId, f.instanceId, c]);
-        }
+    for (const f of write.fragments ?? []) {
+      const correlations = f.correlations.length > 0 ? f.correlations : [""];
+      for (const c of correlations) {
+        await run(this.#d.fragment, [deploymentId, f.routeId, f.processId, f.instanceId, c]);
       }
-      const newly: string[] = [];
-      for (const route of new Set(write.marks ?? [])) {
-        if ((await tx.query(mark, [deploymentId, route])).affected > 0) newly.push(route);
-      }
-      return newly;
-    });
+    }
+    const newly: string[] = [];
+    for (const route of new Set(write.marks ?? [])) {
+      if (await run(mark, [deploymentId, route]) > 0) newly.push(route);
+    }
+    return newly;
   }
 
   fragments(deploymentId: string): Promise<StoredFragment[]> {

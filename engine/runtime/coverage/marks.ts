@@ -11,7 +11,7 @@
 import type { RecordedAlias } from "../../executor/mod.ts";
 import { type CrossRoute, type DeclaredRoutes, pathOfKey } from "./declared.ts";
 import { completedRoutes } from "./reconstruct.ts";
-import type { CoverageFragment, CoverageStore } from "./spi.ts";
+import type { CoverageFragment, CoverageStore, CoverageWrite } from "./spi.ts";
 
 /** One committed step, as far as coverage is concerned. */
 export interface StepCoverage {
@@ -25,17 +25,19 @@ export interface StepCoverage {
   readonly aliases: readonly Pick<RecordedAlias, "name" | "value">[];
 }
 
+/** What one step writes, and the cross-process routes to reconstruct after. */
+export interface StepPlan {
+  readonly write: CoverageWrite;
+  /** Routes a fragment of this step belongs to. */
+  readonly touched: readonly CrossRoute[];
+}
+
 /**
- * Writes a step's marks and fragments (one store transaction), then flips
- * every cross-process route a fragment completed. Answers the route ids
- * this step newly covered.
+ * A step's writes: an intra-process path flips its flag, a segment of a
+ * cross-process route lands as a fragment tagged with the instance's
+ * correlation values.
  */
-export async function recordStepCoverage(
-  store: CoverageStore,
-  declared: DeclaredRoutes,
-  step: StepCoverage,
-): Promise<string[]> {
-  if (step.completed.length === 0) return [];
+export function planStepCoverage(declared: DeclaredRoutes, step: StepCoverage): StepPlan {
   const crossById = new Map(declared.cross.map((r) => [r.id, r]));
   const marks: string[] = [];
   const fragments: CoverageFragment[] = [];
@@ -62,9 +64,7 @@ export async function recordStepCoverage(
       ],
     });
   }
-  const newly = await store.write(step.deploymentId, { marks, fragments });
-  if (touched.length === 0) return newly;
-  return [...newly, ...await reconcile(store, step.deploymentId, touched)];
+  return { write: { marks, fragments }, touched };
 }
 
 /**

@@ -3,7 +3,7 @@
  * each route's segment for a process is added to that process's declared
  * coverage under the route's id, so the executor's existing ordered
  * matching marks it, and a completed segment reaches the commit as the
- * route id — which {@link recordStepCoverage} turns into a
+ * route id — which `planStepCoverage` (marks.ts) turns into a
  * correlation-tagged fragment rather than a flag.
  *
  * @module

@@ -4,8 +4,14 @@
  * seeded when the deployment becomes active; a store that cannot be opened
  * is logged as an error naming the deployment at that moment, and the
  * report / reset ops then fail with `SUTRA.CONFIG.COVERAGE.STORE_MISSING`
- * naming the cause — never a fabricated 0%. Marking a committed step is
- * best-effort: a metric side-effect never fails a business instance.
+ * naming the cause — never a fabricated 0%.
+ *
+ * Marking a step: when the coverage store is the engine database itself,
+ * the step's marks and fragments are statements of its own commit
+ * transaction, so a crash between the commit and the mark cannot lose one.
+ * On any other database they are written right after the commit, in the
+ * store's own transaction, best-effort: a metric side-effect never fails a
+ * business instance, and a failure is logged.
  *
  * @module
  */
@@ -14,9 +20,12 @@ import { diagnostic, DiagnosticError } from "../../core/diagnostic.ts";
 import { errorMessage } from "../../core/errors.ts";
 import type { Logger } from "../../core/log.ts";
 import { declarationOf } from "../../datastore/mod.ts";
+import type { Database, Transaction } from "../../persistence/mod.ts";
 import type { ActiveDeployment, DeploymentRegistry } from "../deployments/registry.ts";
 import { type DeclaredRoutes, declaredRoutes, routeIds } from "./declared.ts";
-import { recordStepCoverage, type StepCoverage } from "./marks.ts";
+import { planStepCoverage, reconcile, type StepCoverage } from "./marks.ts";
+import { countCovered } from "./metric.ts";
+import { serveCoverageTasks } from "./tasks.ts";
 import {
   type CoverageReport,
   coverageReport,
@@ -36,6 +45,17 @@ export interface CoverageServiceOptions {
   readonly logger: Logger;
 }
 
+/**
+ * A step's coverage around its commit: `work` (present when the marks ride
+ * in the commit transaction) runs inside it, possibly more than once when a
+ * group commit retries it alone; `committed` runs once it is durable.
+ */
+export interface StepCoverageWork {
+  readonly work?: (tx: Transaction) => Promise<void>;
+  /** Never throws. */
+  committed(): Promise<void>;
+}
+
 /** A deployment's open coverage store and what it declares. */
 export interface Opened {
   readonly store: CoverageStore;
@@ -48,6 +68,7 @@ export class CoverageService {
   readonly #o: CoverageServiceOptions;
   readonly #open = new Map<string, Promise<Opened>>();
   readonly #unsubscribe: () => void;
+  #engine: Database | undefined;
 
   /** @param options the registry it follows and how references resolve */
   constructor(options: CoverageServiceOptions) {
@@ -55,26 +76,78 @@ export class CoverageService {
     this.#unsubscribe = options.registry.subscribe(() => void this.#follow());
   }
 
+  /**
+   * The database the engine runs on: a coverage store declared on this
+   * very database is served over it (marks then commit with steps), and
+   * the engine's meters count covered routes. Set it before {@link start}.
+   */
+  useEngineDatabase(db: Database): void {
+    this.#engine = db;
+  }
+
   /** Opens and seeds the stores of the deployments active now (call once at boot). */
   async start(): Promise<void> {
     await this.#follow();
   }
 
-  /** Records a committed step's completed routes; never throws. */
+  /**
+   * A step's coverage, planned before its commit: statements for the
+   * commit transaction when the store is the engine database, else
+   * {@link stepCommitted} after it. Never throws.
+   */
+  async step(
+    deployment: ActiveDeployment,
+    step: Omit<StepCoverage, "deploymentId">,
+  ): Promise<StepCoverageWork> {
+    if (step.completed.length === 0) return { committed: () => Promise.resolve() };
+    const full = { ...step, deploymentId: deployment.deploymentId };
+    const opened = await this.#opened(deployment).catch(() => undefined);
+    const plan = opened && planStepCoverage(opened.declared, full);
+    const inCommit = plan && opened.store.inTransaction?.(full.deploymentId, plan.write);
+    if (!inCommit) return { committed: () => this.stepCommitted(deployment, step) };
+    // Only the run in the transaction that committed is read.
+    let newly: readonly string[] = [];
+    return {
+      work: async (tx) => {
+        newly = await inCommit(tx);
+      },
+      committed: () =>
+        this.#recorded(full, async () => [
+          ...newly,
+          // Reconstruction reads every fragment, so it stays out of the commit; the report
+          // reconstructs too, so a crash before it loses no route.
+          ...await reconcile(opened.store, full.deploymentId, plan.touched),
+        ]),
+    };
+  }
+
+  /**
+   * Records a committed step's completed routes in the store's own
+   * transaction, after the commit; never throws.
+   */
   async stepCommitted(
     deployment: ActiveDeployment,
     step: Omit<StepCoverage, "deploymentId">,
   ): Promise<void> {
     if (step.completed.length === 0) return;
-    try {
+    const full = { ...step, deploymentId: deployment.deploymentId };
+    await this.#recorded(full, async () => {
       const opened = await this.#opened(deployment);
-      await recordStepCoverage(opened.store, opened.declared, {
-        ...step,
-        deploymentId: deployment.deploymentId,
-      });
+      const plan = planStepCoverage(opened.declared, full);
+      return [
+        ...await opened.store.write(full.deploymentId, plan.write),
+        ...await reconcile(opened.store, full.deploymentId, plan.touched),
+      ];
+    });
+  }
+
+  // Counts what `work` newly covered; a failure is logged, never thrown.
+  async #recorded(step: StepCoverage, work: () => Promise<readonly string[]>): Promise<void> {
+    try {
+      countCovered(this.#engine, step, await work());
     } catch (error) {
       this.#o.logger.warn("recording path coverage failed; the step itself was committed", {
-        deploymentId: deployment.deploymentId,
+        deploymentId: step.deploymentId,
         instanceId: step.instanceId,
         error: errorMessage(error),
       });
@@ -84,10 +157,12 @@ export class CoverageService {
   /** The deployment's report; throws a `STORE_MISSING` {@link DiagnosticError} without a store. */
   async report(deployment: ActiveDeployment): Promise<CoverageReport> {
     const opened = await this.#opened(deployment);
-    return await this.#read(
+    const report = await this.#read(
       deployment,
       () => coverageReport(opened.store, opened.declared, deployment.deploymentId, opened.routeIds),
     );
+    countCovered(this.#engine, { deploymentId: deployment.deploymentId }, report.newlyCovered);
+    return report;
   }
 
   /** Re-seeds the deployment's routes uncovered; throws like {@link report}. */
@@ -120,7 +195,7 @@ export class CoverageService {
   #opened(deployment: ActiveDeployment): Promise<Opened> {
     const cached = this.#open.get(deployment.deploymentId);
     if (cached) return cached;
-    const opening = openCoverageFor(deployment, this.#o.resolve);
+    const opening = openCoverageFor(deployment, this.#o.resolve, this.#engine);
     this.#open.set(deployment.deploymentId, opening);
     // Not cached when it failed: the next op (or step) tries again.
     opening.catch(() => this.#open.delete(deployment.deploymentId));
@@ -129,6 +204,7 @@ export class CoverageService {
 
   async #follow(): Promise<void> {
     const live = this.#o.registry.list();
+    for (const d of live) serveCoverageTasks(d, this);
     const ids = new Set(live.map((d) => d.deploymentId));
     await Promise.all(
       [...this.#open.keys()].filter((id) => !ids.has(id)).map((id) => this.#closeOne(id)),
@@ -169,13 +245,14 @@ export class CoverageService {
 }
 
 /**
- * Opens the deployment's coverage store and seeds its declared routes.
- * Throws `STORE_MISSING` naming why when there is no store or it cannot
- * be opened.
+ * Opens the deployment's coverage store and seeds its declared routes; a
+ * declaration naming `engineDatabase` is served over that handle. Throws
+ * `STORE_MISSING` naming why when there is no store or it cannot be opened.
  */
 export async function openCoverageFor(
   deployment: Pick<ActiveDeployment, "deploymentId" | "package" | "plans">,
   resolve: ResolveContext,
+  engineDatabase?: Database,
 ): Promise<Opened> {
   const pkg = deployment.package;
   const decl = (pkg.stores.entries ?? []).find((s) => s.name === COVERAGE_STORE_NAME);
@@ -191,7 +268,7 @@ export async function openCoverageFor(
   }
   let store: CoverageStore;
   try {
-    store = await provider.open(declarationOf(decl), { resolve, files: pkg.files });
+    store = await provider.open(declarationOf(decl), { resolve, files: pkg.files, engineDatabase });
   } catch (error) {
     const reason = error instanceof DiagnosticError
       ? error.diagnostics.map((d) => d.message).join("; ")

@@ -15,6 +15,7 @@
  */
 import type { DataStoreDeclaration, OpenStoreOptions } from "../../core/datastore.ts";
 import { Registry } from "../../core/registry.ts";
+import type { Database, Transaction } from "../../persistence/mod.ts";
 
 /** The reserved store name coverage marks are persisted in. */
 export const COVERAGE_STORE_NAME = "coverage";
@@ -72,7 +73,28 @@ export interface CoverageStore {
   counts(deploymentId: string): Promise<CoverageCounts>;
   /** Flips every route back to uncovered and clears the fragments; answers how many were covered. */
   reset(deploymentId: string): Promise<{ readonly total: number; readonly cleared: number }>;
+  /**
+   * Present only on a store that lives in the engine database: the
+   * statements of {@link write} for a transaction of the engine's own (a
+   * step's commit), answering the routes they newly covered. Undefined when
+   * this write cannot ride there without risking that transaction (a value
+   * too long for its column): the caller writes it with {@link write}.
+   */
+  inTransaction?(
+    deploymentId: string,
+    write: CoverageWrite,
+  ): ((tx: Transaction) => Promise<string[]>) | undefined;
+  /** Ends the store's own connection (never the engine database it may share). */
   close(): Promise<void>;
+}
+
+/** How a coverage store is opened. */
+export interface CoverageOpenOptions extends OpenStoreOptions {
+  /**
+   * The engine database. A declaration that names this very database is
+   * served over the engine's own handle, so marks can commit with steps.
+   */
+  readonly engineDatabase?: Database;
 }
 
 /** A store type that can host the coverage tables. */
@@ -80,7 +102,7 @@ export interface CoverageStoreProvider {
   /** The `type:` of the declaration it serves (`sql`). */
   readonly name: string;
   /** Connects, applies the engine's coverage DDL (idempotent, lock-serialized) and answers the store. */
-  open(declaration: DataStoreDeclaration, options: OpenStoreOptions): Promise<CoverageStore>;
+  open(declaration: DataStoreDeclaration, options: CoverageOpenOptions): Promise<CoverageStore>;
 }
 
 /** Every linked coverage-store provider, by store type. */
