@@ -1,9 +1,10 @@
 /**
- * Kafka channels that log in with SASL PLAIN, against the Kafka test double
- * started with a user (tier 2: the engine keeps its state on PostgreSQL).
- * A channel with the right credentials consumes and its `q:send` is
- * published over a logged-in producer; with a wrong password the channel
- * does not consume and says why.
+ * Kafka channels that log in with SASL PLAIN, and over TLS, against the
+ * Kafka test double started with a user (and a self-signed certificate)
+ * (tier 2: the engine keeps its state on PostgreSQL). A channel with the
+ * right credentials consumes and its `q:send` is published over a
+ * logged-in producer; with a wrong password the channel does not consume
+ * and says why.
  */
 import assert from "node:assert/strict";
 import { createLogger } from "../../engine/core/log.ts";
@@ -14,14 +15,20 @@ import { instanceStatuses, until } from "../runtime/support.ts";
 import { withDeployedServerEngine } from "../support/broker_kill.ts";
 import { KafkaTestBroker } from "../support/kafka_broker/mod.ts";
 import { tier2Test } from "../support/test_database.ts";
-import { fixtureTopics, KafkaClient, kafkaPackage, uniqueTopic } from "./kafka_support.ts";
+import {
+  fixtureTopics,
+  KafkaClient,
+  kafkaPackage,
+  selfSignedCertificate,
+  uniqueTopic,
+} from "./kafka_support.ts";
 
 const LOGIN = { username: "sutra", password: "s3cret" };
 const SASL_ENV = { username: "SUTRA_TEST_KAFKA_USER", password: "SUTRA_TEST_KAFKA_PASSWORD" };
 
 tier2Test("kafka SASL PLAIN: a channel that logs in consumes and publishes", async () => {
   const broker = KafkaTestBroker.start({ users: { [LOGIN.username]: LOGIN.password } });
-  const client = new KafkaClient(broker.address, LOGIN);
+  const client = new KafkaClient(broker.address, { login: LOGIN });
   try {
     const t = uniqueTopic("sasl");
     await client.topics(fixtureTopics(t));
@@ -89,6 +96,41 @@ tier2Test(
     } finally {
       await consumer.stop();
       await broker.close();
+    }
+  },
+);
+
+tier2Test(
+  "kafka over TLS with SASL PLAIN: a channel trusting the broker's CA consumes",
+  async () => {
+    const dir = await Deno.makeTempDir({ prefix: "sutra-kafka-tls-" });
+    const certificate = await selfSignedCertificate(dir);
+    const broker = KafkaTestBroker.start({
+      users: { [LOGIN.username]: LOGIN.password },
+      tls: { cert: certificate.cert, key: certificate.key },
+    });
+    const client = new KafkaClient(broker.address, { login: LOGIN, ca: certificate.cert });
+    try {
+      const t = uniqueTopic("tls");
+      await client.topics(fixtureTopics(t));
+      await withDeployedServerEngine(
+        {
+          SUTRA_TEST_KAFKA_BROKERS: broker.address,
+          [SASL_ENV.username]: LOGIN.username,
+          [SASL_ENV.password]: LOGIN.password,
+        },
+        await kafkaPackage({ prefix: t, sasl: SASL_ENV, tlsCa: certificate.certPath }),
+        async (engine) => {
+          await client.send(`${t}.orders`, [{ value: { orderId: "t" }, key: "t" }]);
+          const [confirmed] = await client.read(`${t}.confirmed`, 1);
+          assert.equal(JSON.parse(confirmed.value).orderId, "t");
+          await until(async () => (await instanceStatuses(engine)).length === 1);
+        },
+      );
+    } finally {
+      await client.close();
+      await broker.close();
+      await Deno.remove(dir, { recursive: true });
     }
   },
 );

@@ -69,6 +69,12 @@ export interface ReadRecord {
   readonly headers: Record<string, string>;
 }
 
+/** A SASL PLAIN login. */
+export interface KafkaLogin {
+  readonly username: string;
+  readonly password: string;
+}
+
 /** A kafkajs client for a test. */
 export class KafkaClient {
   readonly kafka: Kafka;
@@ -77,11 +83,15 @@ export class KafkaClient {
   readonly #readers: Consumer[] = [];
   #connected: Promise<void> | undefined;
 
-  /** `login`: SASL PLAIN credentials for a broker that asks for them. */
-  constructor(brokers: string, login?: { username: string; password: string }) {
+  /**
+   * `login`: SASL PLAIN credentials for a broker that asks for them; `ca`:
+   * the PEM certificate a TLS broker is trusted by.
+   */
+  constructor(brokers: string, o: { login?: KafkaLogin; ca?: string } = {}) {
     this.kafka = new Kafka({
       brokers: brokers.split(","),
-      ...(login ? { sasl: { mechanism: "plain", ...login } } : {}),
+      ...(o.login ? { sasl: { mechanism: "plain", ...o.login } } : {}),
+      ...(o.ca ? { ssl: { ca: o.ca } } : {}),
       clientId: "sutra-test",
       logLevel: logLevel.NOTHING,
       retry: { retries: 3, initialRetryTime: 100 },
@@ -205,19 +215,22 @@ export interface KafkaPackageOptions {
   readonly ackMode?: "on-persist" | "on-complete";
   readonly singleton?: boolean;
   /** Every kafka channel logs in with SASL PLAIN as the user and password these variables hold. */
-  readonly sasl?: { readonly username: string; readonly password: string };
+  readonly sasl?: KafkaLogin;
+  /** Every kafka channel connects with TLS, trusting the PEM certificate at this path. */
+  readonly tlsCa?: string;
 }
 
 /** The `kafka_channel` fixture package sealed for one test. */
 export function kafkaPackage(o: KafkaPackageOptions): Promise<Uint8Array> {
+  // Login and TLS settings go right after each kafka channel's brokers.
   const brokers = "      brokers: env:SUTRA_TEST_KAFKA_BROKERS\n";
+  const sasl = o.sasl
+    ? `      sasl:\n        mechanism: plain\n` +
+      `        username: env:${o.sasl.username}\n        password: env:${o.sasl.password}\n`
+    : "";
+  const tls = o.tlsCa ? `      tls:\n        ca: "${o.tlsCa}"\n` : "";
   return sealFixture("kafka_channel", {
-    ...(o.sasl
-      ? {
-        [brokers]: `${brokers}      sasl:\n        mechanism: plain\n` +
-          `        username: env:${o.sasl.username}\n        password: env:${o.sasl.password}\n`,
-      }
-      : {}),
+    ...(sasl || tls ? { [brokers]: `${brokers}${sasl}${tls}` } : {}),
     "@T@": o.prefix,
     "@ACK@": o.ackMode ?? "on-persist",
     "@SINGLETON@": String(o.singleton ?? false),
@@ -235,4 +248,30 @@ export const ORDERS_GROUP = "sutra.test.kf-orders";
 
 function pause(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * A self-signed certificate for 127.0.0.1 (and its key), made with the
+ * `openssl` command in `dir`: the TLS broker serves it, clients trust it.
+ */
+export async function selfSignedCertificate(
+  dir: string,
+): Promise<{ cert: string; key: string; certPath: string }> {
+  const certPath = `${dir}/broker.pem`;
+  const keyPath = `${dir}/broker.key`;
+  const { success, stderr } = await new Deno.Command("openssl", {
+    args: [
+      ...["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"],
+      ...["-keyout", keyPath, "-out", certPath, "-subj", "/CN=127.0.0.1"],
+      ...["-addext", "subjectAltName=IP:127.0.0.1"],
+    ],
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (!success) throw new Error(`openssl: ${new TextDecoder().decode(stderr)}`);
+  return {
+    cert: await Deno.readTextFile(certPath),
+    key: await Deno.readTextFile(keyPath),
+    certPath,
+  };
 }
