@@ -161,7 +161,9 @@ export function utf8(text: string): Uint8Array {
 
 /** Escapes `~` and `/` for one JSON Pointer segment. */
 export function pointerSegment(key: string | number): string {
-  return typeof key === "number" ? String(key) : key.replaceAll("~", "~0").replaceAll("/", "~1");
+  if (typeof key === "number") return String(key);
+  if (!key.includes("~") && !key.includes("/")) return key;
+  return key.replaceAll("~", "~0").replaceAll("/", "~1");
 }
 
 /** A JSON Pointer from segments (`["a", 0]` → `/a/0`). */

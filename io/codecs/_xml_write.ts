@@ -84,24 +84,28 @@ export function writeXml(rootName: string, value: unknown, options: WriteXmlOpti
   }
 }
 
+const ESCAPES: Record<string, string> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  "\r": "&#13;",
+  "\n": "&#10;",
+  '"': "&quot;",
+  "\t": "&#9;",
+};
+const escape = (c: string) => ESCAPES[c];
+// Most values need no escaping: testing first spares them the replacement.
+const TEXT_SPECIAL = /[&<>\r\n]/;
+const TEXT_SPECIALS = /[&<>\r\n]/g;
+const ATTR_SPECIAL = /[&<>\r\n"\t]/;
+const ATTR_SPECIALS = /[&<>\r\n"\t]/g;
+
 function escapeText(text: string): string {
-  return text.replace(
-    /[&<>\r\n]/g,
-    (c) =>
-      c === "&"
-        ? "&amp;"
-        : c === "<"
-        ? "&lt;"
-        : c === ">"
-        ? "&gt;"
-        : c === "\r"
-        ? "&#13;"
-        : "&#10;",
-  );
+  return TEXT_SPECIAL.test(text) ? text.replace(TEXT_SPECIALS, escape) : text;
 }
 
 function escapeAttr(text: string): string {
-  return escapeText(text).replace(/["\t]/g, (c) => (c === '"' ? "&quot;" : "&#9;"));
+  return ATTR_SPECIAL.test(text) ? text.replace(ATTR_SPECIALS, escape) : text;
 }
 
 function scalarText(value: unknown): string | undefined {
