@@ -29,7 +29,8 @@ import {
 } from "../../datastore/mod.ts";
 import { type InstanceState, type StartInput, type StepInput } from "../../executor/mod.ts";
 import type { ActiveDeployment, DeploymentRegistry } from "../deployments/registry.ts";
-import { claimInstance, type ClaimKey, releaseClaim } from "../instances/repository.ts";
+import { type ClaimKey, releaseClaim } from "../instances/repository.ts";
+import { claimsOf } from "./claims.ts";
 import {
   type CommitOptions,
   type CommitOutcome,
@@ -136,7 +137,8 @@ export async function advanceInstance(
   choose: (loaded: LoadedInstance) => Choice | Promise<Choice>,
   commit: ResumeCommit = {},
 ): Promise<Advanced> {
-  const claimed = await claimInstance(o.db, key, { staleAfterMs: o.claimTimeoutMs });
+  // Batched with the claims other lanes take at the same moment.
+  const claimed = await claimsOf(o.db).claim(key, { staleAfterMs: o.claimTimeoutMs });
   if (claimed === "held") {
     telemetryOf(o.db)?.claimBounced(key.owner);
     return { kind: "held" };

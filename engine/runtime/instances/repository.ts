@@ -94,9 +94,6 @@ function holders(p: { tenant: string; name: string; value: string }): string {
 
 const HOLDERS = holders({ tenant: "$1", name: "$2", value: "$3" });
 
-/** The first live holder, for a claim made through an alias ($5 its name, $6 its value). */
-const FIRST_HOLDER = `${holders({ tenant: "$1", name: "$5", value: "$6" })} limit 1`;
-
 /**
  * Compare-and-set claim on the instance row: taken when nobody holds it,
  * when its holder is this same owner, or when the holder's claim is stale,
@@ -119,30 +116,8 @@ export async function claimInstance(
   key: ClaimKey,
   options: ClaimOptions = {},
 ): Promise<ClaimedInstance | ClaimRefusal> {
-  const staleAfter = options.staleAfterMs === undefined ? null : options.staleAfterMs / 1000;
-  const params = [key.tenant, key.instanceId, key.owner, staleAfter];
-  const { rows } = await db.query<
-    { deployment_id: string; process_id: string; snapshot: string }
-  >(
-    `update instances set owner = $3, claimed_at = now()
-      where tenant = $1 and instance_id = $2
-        and (owner is null or owner = $3
-          or claimed_at < now() - make_interval(secs => $4::double precision))
-        and status in ('RUNNING', 'SUSPENDED')
-        and (select set_config('synchronous_commit', 'off', true)) = 'off'${
-      key.through ? `\n        and instance_id = (${FIRST_HOLDER})` : ""
-    }
-      returning deployment_id, process_id, ${SNAPSHOT_COLUMN}`,
-    key.through ? [...params, key.through.name, key.through.value] : params,
-  );
-  if (rows.length === 1) {
-    const r = rows[0];
-    return {
-      deploymentId: r.deployment_id,
-      processId: r.process_id,
-      snapshot: snapshotFromColumn(r.snapshot),
-    };
-  }
+  const [claimed] = await claimInstances(db, key.tenant, [{ key, ...options }]);
+  if (claimed) return claimed;
   // The caller guessed; it looks the alias up and claims again, which says why.
   if (key.through) return "moved";
   const { rows: seen } = await db.query<{ status: string; owner: string | null }>(
@@ -151,6 +126,75 @@ export async function claimInstance(
   );
   if (seen.length === 0) return "missing";
   return seen[0].owner !== null ? "held" : "not-active";
+}
+
+/** One claim of a {@link claimInstances} batch. */
+export interface BatchedClaim extends ClaimOptions {
+  readonly key: ClaimKey;
+}
+
+// The compare-and-set of `claimInstance`, for many instances of one tenant ($1; their ids $2
+// first, so the plan probes the key), each row naming its owner, staleness and alias.
+const CLAIM_INSTANCES = `update instances as i set owner = v.owner, claimed_at = now()
+  from ${
+  jsonRecords("v", {
+    instance_id: "text",
+    owner: "text",
+    stale_secs: "double precision",
+    through_name: "text",
+    through_value: "text",
+  }, "$3")
+}
+  where i.tenant = $1 and i.instance_id = any($2::text[]) and i.instance_id = v.instance_id
+    and (i.owner is null or i.owner = v.owner
+      or i.claimed_at < now() - make_interval(secs => v.stale_secs))
+    and i.status in ('RUNNING', 'SUSPENDED')
+    and (select set_config('synchronous_commit', 'off', true)) = 'off'
+    and (v.through_name is null or i.instance_id = (${
+  holders({ tenant: "$1", name: "v.through_name", value: "v.through_value" })
+} limit 1))
+  returning i.instance_id, i.owner, i.deployment_id, i.process_id, ${SNAPSHOT_COLUMN}`;
+
+/**
+ * Takes the claims of `batch` (one tenant's) in one statement, as
+ * {@link claimInstance} takes one: the result holds, by position, the
+ * instance of each claim taken, and undefined for each not taken — whose
+ * caller asks {@link claimInstance} again to learn why (the same
+ * compare-and-set, so it takes the claim if it has become free since). Two
+ * claims of one instance in a batch: at most one is taken.
+ */
+export async function claimInstances(
+  db: Database,
+  tenant: string,
+  batch: readonly BatchedClaim[],
+): Promise<(ClaimedInstance | undefined)[]> {
+  const rows = batch.map(({ key, staleAfterMs }) => ({
+    instance_id: key.instanceId,
+    owner: key.owner,
+    stale_secs: staleAfterMs === undefined ? null : staleAfterMs / 1000,
+    through_name: key.through?.name ?? null,
+    through_value: key.through?.value ?? null,
+  }));
+  const { rows: taken } = await db.query<
+    {
+      instance_id: string;
+      owner: string;
+      deployment_id: string;
+      process_id: string;
+      snapshot: string;
+    }
+  >(CLAIM_INSTANCES, [tenant, [...new Set(rows.map((r) => r.instance_id))], rows]);
+  const byClaim = new Map(taken.map((r) => [`${r.instance_id}\u0000${r.owner}`, r]));
+  return batch.map(({ key }) => {
+    const r = byClaim.get(`${key.instanceId}\u0000${key.owner}`);
+    // Answered once: a twin claim by the same owner in the batch is not the one taken.
+    byClaim.delete(`${key.instanceId}\u0000${key.owner}`);
+    return r && {
+      deploymentId: r.deployment_id,
+      processId: r.process_id,
+      snapshot: snapshotFromColumn(r.snapshot),
+    };
+  });
 }
 
 /** An instance's row status, or undefined when there is no row (never was, or purged). */
