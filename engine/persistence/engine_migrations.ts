@@ -19,6 +19,7 @@ import { KEY_FIRST_INDEXES_MIGRATION } from "./migrations/v0007_key_first_indexe
 import { INBOX_CAPTURES_MIGRATION } from "./migrations/v0008_inbox_captures.ts";
 import { ADMIN_SEARCH_INDEXES_MIGRATION } from "./migrations/v0009_admin_search_indexes.ts";
 import { MESSAGE_WAITS_INDEX_MIGRATION } from "./migrations/v0010_message_waits_index.ts";
+import { ROW_SECURITY_MIGRATION } from "./migrations/v0011_row_security.ts";
 
 /** Version 1: the leases that elect one engine per role (timers, sweeps, …). */
 const FOUNDATION = `
@@ -44,4 +45,5 @@ export const ENGINE_MIGRATIONS: readonly Migration[] = [
   INBOX_CAPTURES_MIGRATION,
   ADMIN_SEARCH_INDEXES_MIGRATION,
   MESSAGE_WAITS_INDEX_MIGRATION,
+  ROW_SECURITY_MIGRATION,
 ];

@@ -124,6 +124,15 @@ export const DATASOURCE_URL = defineKey({
     "Engine database: postgres://… for a server, memory:// for a throwaway in-memory database; unset uses the embedded database.",
 });
 
+/** A separate, table-owning role's URL that runs the engine migrations. */
+export const DATASOURCE_MIGRATION_URL = defineKey({
+  key: "sutra.datasource.migration-url",
+  type: "string",
+  secret: true,
+  description:
+    "postgres://… URL of the role that owns the engine tables and runs the migrations (then grants the engine role its rights); set, the engine refuses to run as a role row-level security does not confine (superuser, BYPASSRLS, table owner). Unset: the engine migrates with its own role.",
+});
+
 /** User name merged into a server URL that carries none. */
 export const DATASOURCE_USERNAME = defineKey({
   key: "sutra.datasource.username",
