@@ -3,7 +3,8 @@
  * engine's own statements for a pair (the park's commit, the relay's claim,
  * the resume's commit), run straight from the load loops with no HTTP, no
  * execution and no lanes, and batched as well as the concurrency allows
- * (two writers, each committing half of the pairs in flight together).
+ * (two writers, each committing half of the pairs in flight together and
+ * claiming them in one statement).
  * What a pair costs the database and its driver this way bounds what any
  * engine keeping the same rows can reach at that concurrency. Not a
  * benchmark itself: `run_all.ts` skips `_`-prefixed files.
@@ -25,7 +26,7 @@ export async function pairWritesFloor(
   const { ENGINE_MIGRATIONS, migrate, openDatabase } = await import(
     "../engine/persistence/mod.ts"
   );
-  const { claimInstance, commitSteps } = await import(
+  const { claimInstances, commitSteps } = await import(
     "../engine/runtime/instances/repository.ts"
   );
   const { emptyState } = await import("../engine/executor/state.ts");
@@ -80,9 +81,13 @@ export async function pairWritesFloor(
           )
         );
         const owner = `bench/lane-${w}`;
-        await Promise.all(
-          ids.map((instanceId) => claimInstance(db, { tenant: "demo", instanceId, owner })),
+        // As the engine's lanes claim at one moment: one statement for the batch.
+        const claimed = await claimInstances(
+          db,
+          "demo",
+          ids.map((instanceId) => ({ key: { tenant: "demo", instanceId, owner } })),
         );
+        if (claimed.includes(undefined)) throw new Error("a floor claim was not taken");
         await db.transaction((tx) =>
           commitSteps(
             tx,

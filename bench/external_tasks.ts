@@ -12,7 +12,10 @@
  * do not compete with the engine for one event loop) fetch-and-lock batches
  * of ten and complete each task for S seconds or until the backlog is gone.
  * Next to that line: a raw single-row INSERT commit loop through the same
- * driver at the same concurrency, measured in the same run, and the ratio.
+ * driver at the same concurrency, measured in the same run, and, when
+ * `pgbench` is on the PATH, its lean park+resume pair at the same
+ * concurrency (`_lean_pair.ts`; each completion does a pair's work), with
+ * the ratios.
  * The first line gives the long poll's wake-up latency: the median and worst
  * time from the commit of a park to the answer of a fetch already waiting
  * for it (the PostgreSQL NOTIFY doorbell, not the once-a-second re-poll).
@@ -160,13 +163,25 @@ async function measure(): Promise<void> {
       seconds,
     });
     lines.rate("raw-insert-commits", inserts, { concurrency: workers });
+    const ratios: Record<string, number> = { completedOverInserts: completed / inserts };
+    const { hasPgbench, leanPairRates } = await import("./_lean_pair.ts");
+    if (await hasPgbench()) {
+      const lean = await leanPairRates(serverUrl, { schema: `${schema}_lean`, workers, seconds });
+      lines.rate("lean-pair-pgbench", lean.pairsPerSecond, { concurrency: workers });
+      ratios.completedOverLeanPair = completed / lean.pairsPerSecond;
+    } else {
+      lines.record({ scenario: "lean-pair-pgbench", skipped: "pgbench is not on the PATH" });
+    }
     lines.record({
-      ratios: { completedOverInserts: Number((completed / inserts).toFixed(3)) },
+      ratios: Object.fromEntries(Object.entries(ratios).map(([k, v]) => [k, Number(v.toFixed(3))])),
+      // Issue #31's: each completion is a pair's work (it resumes an instance that parks the next task).
+      targets: { completedOverLeanPair: 0.5 },
     });
   } finally {
     await running.stop();
-    await support.dropSchema(serverUrl, schema);
-    await support.dropSchema(serverUrl, `${schema}_raw`);
+    for (const suffix of ["", "_raw", "_lean"]) {
+      await support.dropSchema(serverUrl, schema + suffix);
+    }
   }
 }
 
