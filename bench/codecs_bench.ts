@@ -20,10 +20,11 @@
  *
  * Prints one JSON line per case:
  * `{"bench":…,"decodesPerSec":…,"bytes":…,"baseline":…,"baselineOpsPerSec":…,"ratio":…}`.
- * The XSD cases run in rounds, each timing the baseline and then the case
- * back to back; a line gives the median of the rounds' rates and of their
- * ratios, so a machine whose load changes during the run (other jobs) skews
- * a ratio less than one baseline timed long before its case.
+ * The XSD cases run in eleven short rounds (N/4 decodes a side), each timing
+ * the baseline and then the case back to back; a line gives the median of
+ * the rounds' rates and of their ratios, so a machine whose load changes
+ * during the run (other jobs) skews a ratio less than one baseline timed
+ * long before its case.
  *
  * @module
  */
@@ -191,7 +192,7 @@ function report(
   }));
 }
 
-const ROUNDS = 5;
+const ROUNDS = 11;
 
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -228,6 +229,8 @@ async function expectOk(codec: Codec, bytes: Uint8Array, contentType: string): P
 }
 
 const iterations = Number(Deno.args.find((a) => /^\d+$/.test(a)) ?? 2_000);
+// Short rounds pair each case with a baseline timed under the same load.
+const perRound = Math.max(100, Math.round(iterations / 4));
 const json = codecs.get(codecUrn("json"))!;
 const xsd = await ordersCodec();
 const jsonBytes = sized((n) => JSON.stringify({ Order: order(n) }));
@@ -250,7 +253,7 @@ report(
 const validator = await bareValidator();
 const bare = {
   name: "bare libxml2-wasm parse + validate, schema precompiled",
-  rate: () => rate(iterations, () => bareValidate(validator, xmlBytes)),
+  rate: () => rate(perRound, () => bareValidate(validator, xmlBytes)),
 };
 report(
   "codecs.xml.saxes-parse-2kb",
@@ -265,7 +268,7 @@ await paired(
   "codecs.xsd.decode-xml-2kb",
   xmlBytes.length,
   bare,
-  () => rate(iterations, () => xsd.decode(xmlBytes, "application/xml")),
+  () => rate(perRound, () => xsd.decode(xmlBytes, "application/xml")),
 );
 await paired(
   "codecs.xsd.decode-json-2kb",
@@ -273,18 +276,18 @@ await paired(
   {
     name: "JSON.parse + bare libxml2-wasm parse + validate of the 2 KB XML",
     rate: () =>
-      rate(iterations, () => {
+      rate(perRound, () => {
         parseJson();
         bareValidate(validator, xmlBytes);
       }),
   },
-  () => rate(iterations, () => xsd.decode(jsonBytes, "application/json")),
+  () => rate(perRound, () => xsd.decode(jsonBytes, "application/json")),
 );
 await paired(
   "codecs.xsd.decode-xml-2kb-16-in-flight",
   xmlBytes.length,
   bare,
-  () => rateInFlight(iterations, 16, () => xsd.decode(xmlBytes, "application/xml")),
+  () => rateInFlight(perRound, 16, () => xsd.decode(xmlBytes, "application/xml")),
 );
 validator.dispose();
 if (sink < 0) console.log(sink);
