@@ -7,6 +7,7 @@
  */
 import type { Logger } from "../../../engine/core/log.ts";
 import { errorMessage } from "../../../engine/core/errors.ts";
+import { DiagnosticError } from "../../../engine/core/diagnostic.ts";
 
 /** Options for {@link Backoff}. */
 export interface BackoffOptions {
@@ -53,7 +54,9 @@ export interface KeepConnectedOptions extends BackoffOptions {
  * Runs `session` for as long as `signal` is not aborted: `session` connects
  * and resolves when the connection is gone (or rejects when it cannot
  * connect); the loop waits with backoff and connects again. A session that
- * ran resets the backoff. The first failure and every recovery are logged.
+ * ran resets the backoff. The first failure and every recovery are logged,
+ * a failure with `SUTRA.BROKER.CONNECTION_LOST`, or with the code of the
+ * {@link DiagnosticError} the session threw (a refused login says so).
  */
 export async function keepConnected(
   session: (connected: () => void) => Promise<void>,
@@ -78,7 +81,9 @@ export async function keepConnected(
       // Every attempt at first, then every tenth, so a broker down for long does not flood the log.
       if (failures <= 3 || failures % 10 === 0) {
         options.logger.warn(`${options.what}: cannot connect; retrying`, {
-          code: "SUTRA.BROKER.CONNECTION_LOST",
+          code: error instanceof DiagnosticError
+            ? error.diagnostics[0].code
+            : "SUTRA.BROKER.CONNECTION_LOST",
           failures,
           error: errorMessage(error),
         });
