@@ -16,7 +16,9 @@ import {
   context,
   type ContextManager,
   type SpanContext,
+  trace,
   TraceFlags,
+  type TraceState,
 } from "@opentelemetry/api";
 
 /**
@@ -113,6 +115,32 @@ export function registerContextManager(): void {
   context.setGlobalContextManager(contexts);
 }
 
+/**
+ * A span context whose ids are known to be valid: made by the engine's
+ * tracer or parsed from a `traceparent`. Checking one is a type test, where
+ * the API's check runs two regular expressions on every span.
+ */
+export class CheckedSpanContext implements SpanContext {
+  readonly isRemote?: boolean;
+
+  constructor(
+    readonly traceId: string,
+    readonly spanId: string,
+    readonly traceFlags: number,
+    readonly traceState?: TraceState,
+    remote = false,
+  ) {
+    if (remote) this.isRemote = true;
+  }
+}
+
+/** The context of the span current in `ctx`, when it has valid ids. */
+export function validSpanContext(ctx: Context): SpanContext | undefined {
+  const span = trace.getSpanContext(ctx);
+  if (span === undefined) return undefined;
+  return span instanceof CheckedSpanContext || trace.isSpanContextValid(span) ? span : undefined;
+}
+
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
 const ZERO_TRACE = "0".repeat(32);
 const ZERO_SPAN = "0".repeat(16);
@@ -131,17 +159,17 @@ export function parseTraceparent(
   const [, version, traceId, spanId, flags, rest] = match;
   if (version === "ff" || (version === "00" && rest !== undefined)) return undefined;
   if (traceId === ZERO_TRACE || spanId === ZERO_SPAN) return undefined;
-  return {
+  return new CheckedSpanContext(
     traceId,
     spanId,
-    traceFlags: parseInt(flags, 16) & TraceFlags.SAMPLED,
-    isRemote: true,
-    ...(tracestate ? { traceState: parsedState(tracestate) } : {}),
-  };
+    parseInt(flags, 16) & TraceFlags.SAMPLED,
+    tracestate ? parsedState(tracestate) : undefined,
+    true,
+  );
 }
 
 /** A minimal TraceState: the header value, carried through unchanged. */
-function parsedState(raw: string): NonNullable<SpanContext["traceState"]> {
+function parsedState(raw: string): TraceState {
   const entries = raw.split(",").map((e) => e.trim()).filter((e) => e.includes("="));
   const state = {
     get: (key: string) => entries.find((e) => e.startsWith(`${key}=`))?.slice(key.length + 1),
@@ -171,7 +199,10 @@ export function extractTraceContext(
   let state: string | undefined;
   let ceParent: string | undefined;
   let ceState: string | undefined;
-  for (const [name, value] of Object.entries(headers)) {
+  for (const name in headers) {
+    // Only the four names' lengths (10, 11, 13, 14) are worth lower-casing: most headers are not.
+    if (name.length < 10 || name.length > 14) continue;
+    const value = headers[name];
     switch (name.toLowerCase()) {
       case "traceparent":
         parent = value;

@@ -14,7 +14,7 @@ import type { Logger } from "../../core/log.ts";
 import { errorMessage } from "../../core/errors.ts";
 import type { FinishedSpan } from "./tracer.ts";
 import type { MetricRegistry } from "./metrics.ts";
-import { logsRequest, metricsRequest, type Scope, tracesRequestJson } from "./otlp_json.ts";
+import { logsRequest, metricsRequest, type Scope, spanJson, tracesEnvelope } from "./otlp_json.ts";
 import type { ExportedLog, LogSink } from "./log_context.ts";
 import { nowMs } from "./tracer.ts";
 
@@ -54,6 +54,9 @@ export class OtlpExporter implements LogSink {
   readonly #capacity: number;
   readonly #batchSize: number;
   #queue: FinishedSpan[] = [];
+  /** Spans taken off the queue for sending and not sent yet: they still count against its room. */
+  #sending = 0;
+  readonly #envelope: readonly [head: string, tail: string];
   #logs: ExportedLog[] = [];
   #timer: ReturnType<typeof setInterval> | undefined;
   #inFlight: Promise<void> | undefined;
@@ -73,6 +76,7 @@ export class OtlpExporter implements LogSink {
     this.#o = options;
     this.#capacity = options.queueCapacity ?? 2_048;
     this.#batchSize = options.batchSize ?? 512;
+    this.#envelope = tracesEnvelope(options.resource, options.scope);
   }
 
   /**
@@ -81,7 +85,7 @@ export class OtlpExporter implements LogSink {
    * timer (one request at a time: while one is out, spans queue up).
    */
   enqueue(span: FinishedSpan): void {
-    if (this.#queue.length >= this.#capacity) {
+    if (this.#queue.length + this.#sending >= this.#capacity) {
       this.stats.droppedSpans++;
       return;
     }
@@ -132,11 +136,20 @@ export class OtlpExporter implements LogSink {
 
   /** Sends the spans queued now, in batches; the meters too unless only a full batch was due. */
   async #send(withMeters: boolean): Promise<void> {
-    for (let due = this.#queue.length; due > 0;) {
-      const batch = this.#queue.splice(0, Math.min(due, this.#batchSize));
-      due -= batch.length;
-      const body = tracesRequestJson(this.#o.resource, this.#o.scope, batch);
-      if (await this.#post("/v1/traces", body)) this.stats.exportedSpans += batch.length;
+    // What is queued now is taken at once; spans ended meanwhile queue up anew.
+    const due = this.#queue;
+    this.#queue = [];
+    this.#sending = due.length;
+    const [head, tail] = this.#envelope;
+    try {
+      for (let at = 0; at < due.length; at += this.#batchSize) {
+        const batch = due.slice(at, at + this.#batchSize);
+        const body = head + batch.map(spanJson).join(",") + tail;
+        if (await this.#post("/v1/traces", body)) this.stats.exportedSpans += batch.length;
+        this.#sending -= batch.length;
+      }
+    } finally {
+      this.#sending = 0;
     }
     if (withMeters && this.#logs.length > 0) {
       const logs = this.#logs.splice(0, this.#logs.length);

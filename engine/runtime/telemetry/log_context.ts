@@ -7,9 +7,8 @@
  *
  * @module
  */
-import { trace } from "@opentelemetry/api";
 import type { LogFields, Logger, LogLevel } from "../../core/log.ts";
-import { contexts } from "./context.ts";
+import { contexts, validSpanContext } from "./context.ts";
 import { nowMs } from "./tracer.ts";
 
 /** A log record as exported. */
@@ -42,10 +41,8 @@ export class LogExport {
 export function withTraceIds(logger: Logger, exports: LogExport = new LogExport()): Logger {
   const log = (level: LogLevel) => (message: string, fields?: LogFields) => {
     if (!logger.enabled(level)) return;
-    const span = trace.getSpanContext(contexts.active());
-    const ids = span && trace.isSpanContextValid(span)
-      ? { traceId: span.traceId, spanId: span.spanId }
-      : undefined;
+    const span = validSpanContext(contexts.active());
+    const ids = span ? { traceId: span.traceId, spanId: span.spanId } : undefined;
     logger[level](message, ids ? { ...ids, ...fields } : fields);
     exports.sink?.enqueueLog({
       atMs: nowMs(),

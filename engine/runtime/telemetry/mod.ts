@@ -16,6 +16,8 @@ export {
   type TelemetryOptions,
   traced,
   traceDispatch,
+  traceTrigger,
+  type Trigger,
 } from "./telemetry.ts";
 export { stampOutboxRow, stampTraceparent, traceOutbound } from "./outbound.ts";
 export { LogExport, withTraceIds } from "./log_context.ts";

@@ -55,6 +55,20 @@ const STATUS = {
   [SpanStatusCode.ERROR]: 2,
 };
 
+// The engine's spans use a handful of attribute keys and names: their JSON text is made once.
+const quotedCache = new Map<string, string>();
+const QUOTED_LIMIT = 1_024;
+
+/** `text` as a JSON string, remembered for the next time while few distinct ones were seen. */
+function quoted(text: string): string {
+  let json = quotedCache.get(text);
+  if (json === undefined) {
+    json = JSON.stringify(text);
+    if (quotedCache.size < QUOTED_LIMIT) quotedCache.set(text, json);
+  }
+  return json;
+}
+
 /** An attribute list as OTLP/JSON text. */
 function keyValuesJson(attributes: Readonly<Attributes>): string {
   let out = "";
@@ -64,17 +78,21 @@ function keyValuesJson(attributes: Readonly<Attributes>): string {
     const json = typeof value === "string"
       ? `{"stringValue":${JSON.stringify(value)}}`
       : JSON.stringify(anyValue(value));
-    out += `${out === "" ? "" : ","}{"key":${JSON.stringify(key)},"value":${json}}`;
+    out += `${out === "" ? "" : ","}{"key":${quoted(key)},"value":${json}}`;
   }
   return `[${out}]`;
 }
 
-/** One span as OTLP/JSON text; the rare parts (events, links, a status) through objects. */
-function spanJson(s: FinishedSpan): string {
+/**
+ * One span as OTLP/JSON text, written directly (spans are the bulk of what
+ * is exported, and building objects for `JSON.stringify` costs several times
+ * as much); the rare parts (events, links, a status) through objects.
+ */
+export function spanJson(s: FinishedSpan): string {
   // The API counts kinds from INTERNAL = 0; OTLP from UNSPECIFIED = 0.
   let out = `{"traceId":"${s.traceId}","spanId":"${s.spanId}"` +
     (s.parentSpanId ? `,"parentSpanId":"${s.parentSpanId}"` : "") +
-    `,"name":${JSON.stringify(s.name)},"kind":${s.kind + 1}` +
+    `,"name":${quoted(s.name)},"kind":${s.kind + 1}` +
     `,"startTimeUnixNano":"${nanos(s.startMs)}","endTimeUnixNano":"${nanos(s.endMs)}"` +
     `,"attributes":${keyValuesJson(s.attributes)}`;
   // Empty lists and an unset status are left out, as the protobuf JSON mapping allows.
@@ -107,19 +125,18 @@ function spanJson(s: FinishedSpan): string {
 }
 
 /**
- * An `ExportTraceServiceRequest` as JSON text, written directly: spans are
- * the bulk of what is exported, and building objects for `JSON.stringify`
- * costs several times as much.
+ * The text of an `ExportTraceServiceRequest` before and after its spans
+ * (each written by {@link spanJson}, comma-separated).
  */
-export function tracesRequestJson(
+export function tracesEnvelope(
   resource: Readonly<Attributes>,
   scope: Scope,
-  spans: readonly FinishedSpan[],
-): string {
-  return `{"resourceSpans":[{"resource":{"attributes":${keyValuesJson(resource)}},` +
-    `"scopeSpans":[{"scope":${JSON.stringify(scope)},"spans":[${
-      spans.map(spanJson).join(",")
-    }]}]}]}`;
+): readonly [head: string, tail: string] {
+  return [
+    `{"resourceSpans":[{"resource":{"attributes":${keyValuesJson(resource)}},` +
+    `"scopeSpans":[{"scope":${JSON.stringify(scope)},"spans":[`,
+    "]}]}]}",
+  ];
 }
 
 /** An `ExportMetricsServiceRequest`; cumulative temporality, monotonic sums for counters. */

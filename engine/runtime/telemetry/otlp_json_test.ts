@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
-import { metricsRequest, nanos, tracesRequestJson } from "./otlp_json.ts";
+import { metricsRequest, nanos, spanJson, tracesEnvelope } from "./otlp_json.ts";
 import type { FinishedSpan } from "./tracer.ts";
 
 const span: FinishedSpan = {
@@ -25,16 +25,19 @@ const span: FinishedSpan = {
 };
 
 Deno.test("OTLP/JSON traces: ids in hex, times as nanosecond strings, typed attribute values", () => {
-  const body = JSON.parse(
-    tracesRequestJson({ "service.name": "sutra" }, { name: "sutra-engine", version: "1" }, [span, {
-      ...span,
-      parentSpanId: undefined,
-      links: [],
-      events: [],
-      status: { code: SpanStatusCode.UNSET },
-      attributes: {},
-    }]),
-  );
+  const [head, tail] = tracesEnvelope({ "service.name": "sutra" }, {
+    name: "sutra-engine",
+    version: "1",
+  });
+  const spans = [span, {
+    ...span,
+    parentSpanId: undefined,
+    links: [],
+    events: [],
+    status: { code: SpanStatusCode.UNSET },
+    attributes: {},
+  }];
+  const body = JSON.parse(head + spans.map(spanJson).join(",") + tail);
   const [rs] = body.resourceSpans;
   assert.deepEqual(rs.resource.attributes, [{
     key: "service.name",

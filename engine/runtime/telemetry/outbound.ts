@@ -10,16 +10,21 @@
  */
 import { type Attributes, type SpanKind, trace } from "@opentelemetry/api";
 import type { Database } from "../../persistence/mod.ts";
-import { contexts, EMPTY_CONTEXT, extractTraceContext, injectTraceContext } from "./context.ts";
+import {
+  contexts,
+  EMPTY_CONTEXT,
+  extractTraceContext,
+  injectTraceContext,
+  validSpanContext,
+} from "./context.ts";
 import { telemetryOf } from "./telemetry.ts";
 
 /** Headers with the current span as their parent; unchanged outside a span. */
 export function stampTraceparent<H extends Readonly<Record<string, string>>>(
   headers: H,
 ): H | Record<string, string> {
-  const span = trace.getSpanContext(contexts.active());
-  if (!span || !trace.isSpanContextValid(span)) return headers;
-  return injectTraceContext(headers, span);
+  const span = validSpanContext(contexts.active());
+  return span ? injectTraceContext(headers, span) : headers;
 }
 
 /** An outbox row with the current span as its `traceparent`; unchanged outside a span. */

@@ -41,7 +41,14 @@ import {
 } from "../settings.ts";
 import { contexts, extractTraceContext, registerContextManager } from "./context.ts";
 import { OtlpExporter } from "./exporter.ts";
-import { type Counter, type Histogram, MetricRegistry, parseLabelAllowlist } from "./metrics.ts";
+import {
+  type Counter,
+  type Histogram,
+  type Labels,
+  type MetricLabel,
+  MetricRegistry,
+  parseLabelAllowlist,
+} from "./metrics.ts";
 import { PROMETHEUS_CONTENT_TYPE, renderPrometheus } from "./prometheus.ts";
 import { SutraTracer } from "./tracer.ts";
 import type { LogExport } from "./log_context.ts";
@@ -84,6 +91,8 @@ export interface StartedTelemetry {
 
 const TELEMETRY = createContextKey("sutra.telemetry");
 const DISPATCH_SPAN = createContextKey("sutra.dispatch.span");
+/** Set in the context of background work ({@link Telemetry.trigger}): what started it. */
+const TRIGGER = createContextKey("sutra.trigger");
 const byDatabase = new WeakMap<Database, Telemetry>();
 /** Parked segments remembered for the resume's link, per engine. */
 const PARKED_LIMIT = 10_000;
@@ -95,25 +104,32 @@ export function telemetryOf(db: Database): Telemetry | undefined {
 
 /** The meters of one engine, by family. */
 class Meters {
-  readonly started: Counter;
-  readonly completed: Counter;
+  readonly started: Series<[process: string, tenant: string]>;
+  readonly completed: Series<[process: string, tenant: string]>;
   readonly failed: Counter;
-  readonly terminated: Counter;
-  readonly suspended: Counter;
-  readonly resumed: Counter;
-  readonly entered: Counter;
-  readonly left: Counter;
-  readonly flows: Counter;
-  readonly parks: Counter;
-  readonly resumes: Counter;
-  readonly handoffs: Counter;
+  readonly terminated: Series<[process: string, tenant: string]>;
+  readonly suspended: Series<[process: string, tenant: string]>;
+  readonly resumed: Series<[process: string, tenant: string]>;
+  readonly entered: Series<[process: string, node: string | undefined]>;
+  readonly left: Series<[process: string, node: string | undefined]>;
+  readonly flows: Series<[process: string]>;
+  readonly parks: Series<[lane: number]>;
+  readonly resumes: Series<[lane: number]>;
+  readonly handoffs: Series<[lane: number]>;
   readonly bounces: Counter;
   readonly outboxAttempts: Counter;
   readonly outboxDeliveryLag: Histogram;
 
   constructor(registry: MetricRegistry, db: Database, lanes: LaneMeters) {
-    const instance = (name: string, description: string, labels = ["process", "tenant"] as const) =>
-      registry.counter({ name: `sutra.instance.${name}`, description, labels });
+    const instance = (name: string, description: string) =>
+      series(
+        registry.counter({
+          name: `sutra.instance.${name}`,
+          description,
+          labels: ["process", "tenant"],
+        }),
+        ["process", "tenant"],
+      );
     this.started = instance("started", "Instances started (committed).");
     this.completed = instance("completed", "Instances that reached an end.");
     this.failed = registry.counter({
@@ -125,25 +141,36 @@ class Meters {
     this.suspended = instance("suspended", "Steps that left an instance parked on a wait.");
     this.resumed = instance("resumed", "Steps that advanced a parked instance.");
     const token = (name: string, description: string) =>
-      registry.counter({
-        name: `sutra.token.${name}`,
-        description,
-        labels: ["process", "node"],
-      });
+      series(
+        registry.counter({ name: `sutra.token.${name}`, description, labels: ["process", "node"] }),
+        ["process", "node"],
+      );
     this.entered = token("entered", "Tokens that entered a node (counted as steps run).");
     this.left = token("left", "Tokens that left a node (counted as steps run).");
-    this.flows = registry.counter({
-      name: "sutra.token.flows",
-      description: "Sequence flows taken (counted as steps run).",
-      labels: ["process"],
-    });
-    const shard = (name: string, description: string, labels = ["lane"] as const) =>
-      registry.counter({ name: `sutra.engine.shard.${name}`, description, labels });
-    this.parks = shard("parks", "Steps on the lane that left their instance parked.");
-    this.resumes = shard("resumes", "Steps on the lane that advanced a parked instance.");
-    this.handoffs = shard(
-      "handoffs",
-      "Relays resolved on the caller's task and handed to their instance's lane.",
+    this.flows = series(
+      registry.counter({
+        name: "sutra.token.flows",
+        description: "Sequence flows taken (counted as steps run).",
+        labels: ["process"],
+      }),
+      ["process"],
+    );
+    const shard = (name: string, description: string) =>
+      registry.counter({ name: `sutra.engine.shard.${name}`, description, labels: ["lane"] });
+    this.parks = series(
+      shard("parks", "Steps on the lane that left their instance parked."),
+      ["lane"],
+    );
+    this.resumes = series(
+      shard("resumes", "Steps on the lane that advanced a parked instance."),
+      ["lane"],
+    );
+    this.handoffs = series(
+      shard(
+        "handoffs",
+        "Relays resolved on the caller's task and handed to their instance's lane.",
+      ),
+      ["lane"],
     );
     this.bounces = registry.counter({
       name: "sutra.engine.shard.claim-bounces",
@@ -229,6 +256,16 @@ class Meters {
   }
 }
 
+/** What started work that no message brought, for {@link Telemetry.trigger}. */
+export interface Trigger {
+  /** `sutra.trigger`: `timer` (a wait's fire), `schedule` (a timer start's), `poison` (a poisoned request's wake). */
+  readonly trigger: "timer" | "schedule" | "poison";
+  /** The instance worked on (a schedule's new one). */
+  readonly instanceId: string;
+  /** More attributes of the `sutra.dispatch` span. */
+  readonly attributes?: Attributes;
+}
+
 /** The instance a committed step ran on, as the hooks need it. */
 export interface CommittedStep {
   readonly tenant: string;
@@ -264,18 +301,11 @@ export class Telemetry {
       this.tracer = new SutraTracer((span) => exporter.enqueue(span));
     }
     const m = this.meters;
-    const entered = boundPerNode(m.entered);
-    const left = boundPerNode(m.left);
-    const flows = new Map<string, (value: number) => void>();
     this.executor = createExecutor({
       listeners: [{
-        onNodeEntered: (e) => entered(e.process, e.node)(1),
-        onNodeLeft: (e) => left(e.process, e.node)(1),
-        onFlowTaken: (e) => {
-          let add = flows.get(e.process);
-          if (!add) flows.set(e.process, add = m.flows.bind({ process: e.process }));
-          add(1);
-        },
+        onNodeEntered: (e) => m.entered.at(e.process, e.node)(1),
+        onNodeLeft: (e) => m.left.at(e.process, e.node)(1),
+        onFlowTaken: (e) => m.flows.at(e.process)(1),
       }],
     });
   }
@@ -291,10 +321,35 @@ export class Telemetry {
     const parent = remote ? trace.setSpanContext(base, remote) : base;
     const span = this.tracer.startSpan("sutra.dispatch", {
       kind: SpanKind.CONSUMER,
-      attributes: { "sutra.channel": delivery.channel },
+      attributes: { "sutra.trigger": "message", "sutra.channel": delivery.channel },
     }, parent);
     const ctx = trace.setSpan(parent, span).setValue(DISPATCH_SPAN, span);
     return ended(span, () => contexts.with(ctx, run), describeOutcome);
+  }
+
+  /**
+   * Runs work on an instance that no message brought (a timer's fire, say)
+   * inside a `sutra.dispatch` span of a trace of its own, as a delivery runs:
+   * the stages it runs are children, and a resume links to the span that
+   * parked the instance. `run` answers what came of it (`sutra.outcome`).
+   */
+  trigger<T extends string>(what: Trigger, run: () => Promise<T>): Promise<T> {
+    const base = contexts.active().setValue(TELEMETRY, this).setValue(TRIGGER, what.trigger);
+    if (!this.tracer) return contexts.with(base, run);
+    const span = this.tracer.startSpan("sutra.dispatch", {
+      root: true,
+      attributes: {
+        "sutra.trigger": what.trigger,
+        "bpm.instance.id": what.instanceId,
+        ...what.attributes,
+      },
+    }, base);
+    const ctx = trace.setSpan(base, span).setValue(DISPATCH_SPAN, span);
+    return ended(
+      span,
+      () => contexts.with(ctx, run),
+      (span, outcome) => span.setAttribute("sutra.outcome", outcome),
+    );
   }
 
   /**
@@ -304,27 +359,29 @@ export class Telemetry {
    */
   committed(step: CommittedStep): void {
     const m = this.meters;
-    const labels = { process: step.processId, tenant: step.tenant };
     const onLane = step.owner === undefined || /\/lane-\d+$/.test(step.owner);
-    const lane = { lane: this.#lanes.laneOf(step.instanceId) };
-    if (step.owner === undefined) m.started.add(1, labels);
+    if (step.owner === undefined) m.started.at(step.processId, step.tenant)(1);
     else if (onLane) {
-      m.resumed.add(1, labels);
-      m.resumes.add(1, lane);
+      m.resumed.at(step.processId, step.tenant)(1);
+      m.resumes.at(this.#lanes.laneOf(step.instanceId))(1);
     }
     switch (step.status) {
       case "COMPLETED":
-        m.completed.add(1, labels);
+        m.completed.at(step.processId, step.tenant)(1);
         break;
       case "FAILED":
-        m.failed.add(1, { ...labels, code: step.failureCode ?? "" });
+        m.failed.add(1, {
+          process: step.processId,
+          tenant: step.tenant,
+          code: step.failureCode ?? "",
+        });
         break;
       case "TERMINATED":
-        m.terminated.add(1, labels);
+        m.terminated.at(step.processId, step.tenant)(1);
         break;
       case "WAITING":
-        m.suspended.add(1, labels);
-        if (onLane) m.parks.add(1, lane);
+        m.suspended.at(step.processId, step.tenant)(1);
+        if (onLane) m.parks.at(this.#lanes.laneOf(step.instanceId))(1);
     }
     if (this.tracer) this.#linkSegments(step);
   }
@@ -355,18 +412,20 @@ export class Telemetry {
 
   /** A relay handed from the caller's task to its instance's lane. */
   handoff(lane: number): void {
-    this.meters.handoffs.add(1, { lane });
+    this.meters.handoffs.at(lane)(1);
   }
 
   /**
    * Work bounced by a held claim; `owner` is the lane-scoped claim owner
-   * that tried. Inside a delivery it is a relay's; outside, a timer's (or
-   * other background work on the lanes: an external task's completion).
+   * that tried. Inside a delivery it is a relay's; inside a trigger
+   * ({@link trigger}) or outside both, a timer's (or other background work
+   * on the lanes).
    */
   claimBounced(owner: string): void {
     const lane = /\/lane-(\d+)$/.exec(owner)?.[1];
     if (lane === undefined) return;
-    const relay = contexts.active().getValue(TELEMETRY) === this;
+    const ctx = contexts.active();
+    const relay = ctx.getValue(TELEMETRY) === this && ctx.getValue(TRIGGER) === undefined;
     this.meters.bounces.add(1, { lane, kind: relay ? "relay" : "timer" });
   }
 
@@ -383,17 +442,38 @@ export class Telemetry {
   }
 }
 
-/** A counter's series per process and node, each resolved on first use. */
-function boundPerNode(
+/** One counter's series by their label values, each bound on first use. */
+interface Series<V extends readonly (string | number | undefined)[]> {
+  /** The series of `values` (in the order of the label names it was made with). */
+  at(...values: V): (value: number) => void;
+}
+
+/**
+ * `counter`'s series by the values of `names`: the hot paths count a few
+ * series very often, and a bound one skips building its key every time.
+ */
+function series<V extends readonly (string | number | undefined)[]>(
   counter: Counter,
-): (process: string, node: string | undefined) => (value: number) => void {
-  const byProcess = new Map<string, Map<string | undefined, (value: number) => void>>();
-  return (process, node) => {
-    let byNode = byProcess.get(process);
-    if (!byNode) byProcess.set(process, byNode = new Map());
-    let add = byNode.get(node);
-    if (!add) byNode.set(node, add = counter.bind({ process, node }));
-    return add;
+  names: { readonly [I in keyof V]: MetricLabel },
+): Series<V> {
+  const root = new Map<unknown, unknown>();
+  return {
+    at(...values) {
+      let level = root;
+      for (let i = 0; i < values.length - 1; i++) {
+        let next = level.get(values[i]) as Map<unknown, unknown> | undefined;
+        if (!next) level.set(values[i], next = new Map());
+        level = next;
+      }
+      const last = values[values.length - 1];
+      let add = level.get(last) as ((value: number) => void) | undefined;
+      if (!add) {
+        const labels: Labels = {};
+        names.forEach((name, i) => labels[name] = values[i]);
+        level.set(last, add = counter.bind(labels));
+      }
+      return add;
+    },
   };
 }
 
@@ -424,6 +504,19 @@ export function traceDispatch<T extends DeliveryOutcome>(
   return telemetry ? telemetry.dispatch(delivery, run) : run();
 }
 
+/**
+ * Runs work that no message brought in its own `sutra.dispatch` span when
+ * the engine on `db` has telemetry ({@link Telemetry.trigger}).
+ */
+export function traceTrigger<T extends string>(
+  db: Database,
+  what: Trigger,
+  run: () => Promise<T>,
+): Promise<T> {
+  const telemetry = byDatabase.get(db);
+  return telemetry ? telemetry.trigger(what, run) : run();
+}
+
 /** How steps run on `db`'s engine: through its metered executor when it has telemetry. */
 export function stepOf(db: Database): Executor["step"] {
   return byDatabase.get(db)?.executor.step ?? step;
@@ -436,7 +529,7 @@ export function stepOf(db: Database): Executor["step"] {
  * context, which spares entering one: a log record it writes names the
  * parent span.
  */
-export async function traced<T>(
+export function traced<T>(
   name: string,
   attributes: Attributes,
   run: () => Promise<T> | T,
@@ -444,10 +537,20 @@ export async function traced<T>(
 ): Promise<T> {
   const ctx = contexts.active();
   const tracer = (ctx.getValue(TELEMETRY) as Telemetry | undefined)?.tracer;
-  if (!tracer) return await run();
+  // Untraced, the stage costs no promise of its own.
+  if (!tracer) return settled(run);
   const span = tracer.startSpan(name, { attributes }, ctx);
   // Otherwise `run` starts inside the span's context, and its continuations keep it.
-  return await ended(span, options.leaf ? run : () => contexts.with(trace.setSpan(ctx, span), run));
+  return ended(span, options.leaf ? run : () => contexts.with(trace.setSpan(ctx, span), run));
+}
+
+/** What `run` answers, as a promise; a throw becomes a rejection. */
+function settled<T>(run: () => Promise<T> | T): Promise<T> {
+  try {
+    return Promise.resolve(run());
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
 /** Runs `start` and ends `span` when what it started settles, marking a failure on it. */

@@ -25,7 +25,7 @@ import {
   TraceFlags,
   type Tracer,
 } from "@opentelemetry/api";
-import { contexts } from "./context.ts";
+import { CheckedSpanContext, contexts, validSpanContext } from "./context.ts";
 
 /** A span as exported. */
 export interface FinishedSpan {
@@ -65,22 +65,26 @@ function timeOf(input: TimeInput | undefined): number {
   return input[0] * 1_000 + input[1] / 1e6;
 }
 
-// Random words drawn in bulk: one call to the system's generator per 128 span ids, not per id.
-const pool = new Uint32Array(256);
+// Random bytes drawn in bulk (one call to the system's generator per 256 span ids, not per id),
+// written out through a table: converting numbers to hex costs several times as much.
+const pool = new Uint8Array(2_048);
 let used = pool.length;
-
-function word(): string {
-  if (used === pool.length) {
-    crypto.getRandomValues(pool);
-    used = 0;
-  }
-  return pool[used++].toString(16).padStart(8, "0");
-}
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
 
 /** A random lower-case hex id of `bytes` bytes (never all zero). */
 export function randomId(bytes: 8 | 16): string {
-  const id = bytes === 8 ? word() + word() : word() + word() + word() + word();
-  return /^0+$/.test(id) ? randomId(bytes) : id;
+  if (used + bytes > pool.length) {
+    crypto.getRandomValues(pool);
+    used = 0;
+  }
+  let id = "";
+  let any = 0;
+  for (let i = 0; i < bytes; i++) {
+    const byte = pool[used++];
+    any |= byte;
+    id += HEX[byte];
+  }
+  return any === 0 ? randomId(bytes) : id;
 }
 
 const NO_LINKS: readonly Link[] = Object.freeze([]);
@@ -205,24 +209,14 @@ export class SutraTracer implements Tracer {
 
   /** Starts a span, a child of the span current in `ctx` unless `options.root` says otherwise. */
   startSpan(name: string, options: SpanOptions = {}, ctx: Context = contexts.active()): Span {
-    const parent = options.root ? undefined : trace.getSpanContext(ctx);
-    const valid = parent !== undefined && trace.isSpanContextValid(parent);
-    const spanContext: SpanContext = {
-      traceId: valid ? parent.traceId : randomId(16),
-      spanId: randomId(8),
-      traceFlags: valid ? parent.traceFlags : TraceFlags.SAMPLED,
-      ...(valid && parent.traceState ? { traceState: parent.traceState } : {}),
-    };
+    const parent = options.root ? undefined : validSpanContext(ctx);
+    const spanContext = parent
+      ? new CheckedSpanContext(parent.traceId, randomId(8), parent.traceFlags, parent.traceState)
+      : new CheckedSpanContext(randomId(16), randomId(8), TraceFlags.SAMPLED);
     if ((spanContext.traceFlags & TraceFlags.SAMPLED) === 0) {
       return trace.wrapSpanContext(spanContext);
     }
-    return new RecordingSpan(
-      name,
-      spanContext,
-      valid ? parent.spanId : undefined,
-      options,
-      this.#onEnd,
-    );
+    return new RecordingSpan(name, spanContext, parent?.spanId, options, this.#onEnd);
   }
 
   /** Starts a span and runs `fn` with it current (the caller ends it). */

@@ -15,6 +15,7 @@ import { newId } from "../../core/ids.ts";
 import { releaseLease, tryLease } from "../leases.ts";
 import { PollLoop } from "../poll_loop.ts";
 import type { RuntimeContext, RuntimeService } from "../services.ts";
+import { traced, traceTrigger, type Trigger } from "../telemetry/mod.ts";
 import { type PoisonedDelivery, wakePoisoned } from "./poison.ts";
 import { dueSchedules, fireSchedule, reconcileSchedules } from "./schedules.ts";
 import { TIMERS_BATCH_SIZE, TIMERS_POLL_INTERVAL } from "./settings.ts";
@@ -101,23 +102,54 @@ class TimerPoller implements TimerService {
     const schedules = await dueSchedules(ctx.db, now, this.#batch);
     const fired = await Promise.all(schedules.map((row) => {
       const instanceId = newId();
-      return this.#onLane(instanceId, (lane) => fireSchedule(ctx, row, { instanceId, lane }));
+      return this.#onLane(
+        {
+          trigger: "schedule",
+          instanceId,
+          attributes: { "bpm.process.id": row.processId, "sutra.timer.node": row.nodeId },
+        },
+        (lane) => fireSchedule(ctx, row, { instanceId, lane }),
+      );
     }));
     const waits = await dueWaits(ctx.db, now, this.#batch);
     const outcomes = await Promise.all(
-      waits.map((w) => this.#onLane(w.instanceId, (lane) => fireWait(ctx, w, lane))),
+      waits.map((w) =>
+        this.#onLane(
+          {
+            trigger: "timer",
+            instanceId: w.instanceId,
+            attributes: { "sutra.timer.purpose": w.purpose },
+          },
+          (lane) => fireWait(ctx, w, lane),
+        )
+      ),
     );
     const full = schedules.length === this.#batch || waits.length === this.#batch;
     return full && [...fired, ...outcomes].some((o) => o === "fired");
   }
 
   /**
-   * Runs `work` on the key's lane (a full lane holds the poll back until it
-   * has room); a failure defers it to a later poll.
+   * Runs `work` on its instance's lane (a full lane holds the poll back
+   * until it has room), traced as a message's delivery is: a
+   * `sutra.dispatch` span naming the trigger, the lane's work a
+   * `sutra.execute` span in it. A failure defers it to a later poll.
    */
-  async #onLane<T>(key: string, work: (lane: number) => Promise<T>): Promise<T | "deferred"> {
+  async #onLane<T extends string>(
+    what: Trigger,
+    work: (lane: number) => Promise<T>,
+  ): Promise<T | "deferred"> {
+    const key = what.instanceId;
     try {
-      return await this.#ctx.lanes.run(key, work);
+      return await traceTrigger(this.#ctx.db, what, () =>
+        this.#ctx.lanes.run(
+          key,
+          (lane) =>
+            traced(
+              "sutra.execute",
+              { "bpm.instance.id": key, "sutra.lane": lane },
+              () => work(lane),
+            ),
+        ));
     } catch (error) {
       this.#ctx.logger.error("firing a timer failed; the next poll tries again", {
         code: "SUTRA.TIMER.FIRE_FAILED",
@@ -136,7 +168,11 @@ class TimerPoller implements TimerService {
 
   async #wake(prompt: Prompt): Promise<void> {
     const outcome = await this.#onLane(
-      prompt.delivery.instanceId,
+      {
+        trigger: "poison",
+        instanceId: prompt.delivery.instanceId,
+        attributes: { "sutra.code": prompt.delivery.code },
+      },
       (lane) => wakePoisoned(this.#ctx, prompt.delivery, lane),
     );
     if (outcome === "deferred" && ++prompt.tries < PROMPT_RETRIES) this.#prompts.push(prompt);
