@@ -62,8 +62,12 @@ tier2Test(
           }),
           (e) => e instanceof SqlError && e.code === "42501",
         );
-        // Outside any scope a statement sees nothing at all.
-        assert.equal((await db.query("select 1 from instances")).rows.length, 0);
+        // With the setting empty (a client that names no tenant) a statement sees nothing.
+        const unnamed = await db.transaction(async (tx) => {
+          await scopeToTenant(tx, "");
+          return (await tx.query("select 1 from instances")).rows.length;
+        });
+        assert.equal(unnamed, 0);
         const globex = await db.transaction(async (tx) => {
           await scopeToTenant(tx, EVERY_TENANT);
           return (await tx.query<{ status: string }>(
