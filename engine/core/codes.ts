@@ -22,6 +22,7 @@ import { XSD_CODES } from "./codes_xsd.ts";
 import { PROTECTION_CODES } from "./codes_protection.ts";
 import { ADMIN_CODES } from "./codes_admin.ts";
 import { AUTHORING_CODES } from "./codes_authoring.ts";
+import { TENANCY_CODES } from "./codes_tenancy.ts";
 
 /** Code → one-line meaning. Grouped by category; keep each group sorted. */
 export const CODES = {
@@ -40,6 +41,7 @@ export const CODES = {
   ...XSD_CODES,
   ...PROTECTION_CODES,
   ...ADMIN_CODES,
+  ...TENANCY_CODES,
   // Command line
   "SUTRA.CLI.CONTEXT_INVALID":
     "A line of a `sutra explain --context` file is not `name: value` with a JSON or FEEL value.",

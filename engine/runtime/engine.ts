@@ -88,6 +88,7 @@ import {
 } from "./settings.ts";
 import { errorMessage } from "../core/errors.ts";
 import { openProtection } from "./audit/mod.ts";
+import { addTenantRoutes, TenantQuotas } from "./tenancy/mod.ts";
 
 /** Options for {@link startEngine}. */
 export interface EngineOptions {
@@ -203,6 +204,8 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     void coverage.start();
     stoppers.push(() => coverage.close());
     addCoverageRoutes(router, { registry: deployments.registry, admin, coverage });
+    const quotas = TenantQuotas.fromConfig(config, { db: database, clock });
+    addTenantRoutes(router, { admin, quotas });
     const dispatcher = new Dispatcher({
       stores,
       db: database,
@@ -218,6 +221,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       deleteAtCompletion,
       claimTimeoutMs,
       acks,
+      quotas,
     });
     // Requests still queued on a lane finish before the database closes.
     stoppers.push(() => lanes.idle());

@@ -6,7 +6,8 @@
  * 2. `admitInbound` — the payload cap, then the channel's codec;
  * 3. {@link resolveRoutes} — the start subscriptions for the message type, else the relays
  *    (a relay that carries its sender's idempotency key and was seen before is answered
- *    here with the instance the first copy advanced);
+ *    here with the instance the first copy advanced), then the tenant's quotas
+ *    (`tenancy/quotas.ts`: a message arriving past one is refused `overloaded`);
  * 4. {@link consumerOf} — the consuming node: the first start route, or the
  *    relay route whose `q:alias` values match a live alias ({@link correlate}; an
  *    instance this process saw holding the value is taken on trust, and a claim that
@@ -70,6 +71,7 @@ import { relayAliasValues, relayBeyondLimits } from "./limits.ts";
 import type { DeploymentStores } from "./ports.ts";
 import { type DedupKey, dedupKeyOf, earlierDelivery, explicitRelayKey } from "./dedup.ts";
 import type { Protection } from "../audit/mod.ts";
+import type { TenantQuotas } from "../tenancy/quotas.ts";
 
 /** Options for {@link Dispatcher}. */
 export interface DispatcherOptions {
@@ -95,6 +97,8 @@ export interface DispatcherOptions {
   readonly claimTimeoutMs?: number;
   /** Where deliveries whose transport acknowledges once the instance ends wait. */
   readonly acks: DeferredAckRegistry;
+  /** The tenants' admission quotas, checked once per message as it arrives. */
+  readonly quotas?: TenantQuotas;
 }
 
 // Refusals a later redrive may get past; "failed" only for an idempotent process (see redrives).
@@ -522,6 +526,10 @@ export class Dispatcher {
     }
     const resolved = resolveRoutes(channel, admission.decoded);
     if ("kind" in resolved) return resolved;
+    // A capture run later was admitted when it arrived.
+    const overQuota = !receipt &&
+      await this.#o.quotas?.admit(channel.tenant, resolved.role === "start");
+    if (overQuota) return overQuota;
     const message: InboundMessage = {
       payload: admission.decoded.payload,
       headers: delivery.headers,

@@ -16,6 +16,7 @@ import type {
 } from "../../../engine/core/transport.ts";
 import { isStructuredCloudEvent, unwrapCloudEvent } from "./cloudevents.ts";
 import { type BrokerVerdict, verdictOf, verdictOfAck } from "./verdict.ts";
+import { retryAfterSeconds } from "../../../engine/runtime/tenancy/quotas.ts";
 
 /**
  * The verdict of a message whose on-complete hold the consumer dropped by
@@ -40,7 +41,8 @@ export interface DeliverForVerdictOptions {
 
 /**
  * Delivers a message and says what becomes of it: a refused view is
- * dead-lettered; on `on-persist` the delivery's outcome decides; on
+ * dead-lettered; on `on-persist` the delivery's outcome decides (a requeue
+ * whose diagnostic names a wait is held for it first); on
  * `on-complete` a settled delivery waits for the instance's ack verdict,
  * or is {@link ABANDON}ed when `signal` aborts first (stopping drops the
  * engine's holds unsettled).
@@ -58,7 +60,28 @@ export async function deliverForVerdict(
     const heardOrStopped = await Promise.race([deferred, aborted(o.signal)]);
     return heardOrStopped === ABANDON ? ABANDON : verdictOfAck(heardOrStopped);
   }
-  return verdictOf(outcome);
+  const verdict = verdictOf(outcome);
+  // A refusal that names its wait (a tenant quota) is held that long before it goes back, so
+  // the broker does not offer it again at once and spend its redelivery budget in a burst.
+  const wait = verdict.action === "requeue" ? retryAfterSeconds(verdict.diagnostic) : undefined;
+  if (wait !== undefined && await held(wait * 1000, o.signal)) return ABANDON;
+  return verdict;
+}
+
+/** Waits `ms`, or until `signal` aborts: true when it aborted. */
+function held(ms: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve(true);
+    const stop = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", stop);
+      resolve(false);
+    }, ms);
+    signal.addEventListener("abort", stop, { once: true });
+  });
 }
 
 /**

@@ -141,3 +141,38 @@ Deno.test("unwrapStructured: a structured channel refuses what is no CloudEvent"
   );
   assert.ok("code" in view);
 });
+
+function quotaRefusal(retryAfterSeconds: number): DeliveryOutcome {
+  return {
+    kind: "refused",
+    refusal: "overloaded",
+    diagnostics: [
+      diagnostic("SUTRA.INBOUND.TENANT_RATE_LIMIT", "over", { attributes: { retryAfterSeconds } }),
+    ],
+  };
+}
+
+Deno.test("deliverForVerdict: a quota refusal is requeued once its wait is over", async () => {
+  const verdict = await deliverForVerdict({
+    context: contextOf(() => quotaRefusal(0)),
+    channel: channelOf("on-persist"),
+    signal: new AbortController().signal,
+    delivery: () => ({ channel: "orders", body, headers: {} }),
+  });
+  assert.ok(verdict !== ABANDON && verdict.action === "requeue");
+  assert.equal(verdict.diagnostic.code, "SUTRA.INBOUND.TENANT_RATE_LIMIT");
+});
+
+Deno.test("deliverForVerdict: a consumer stopping during a quota wait abandons the message", async () => {
+  const stop = new AbortController();
+  const verdict = deliverForVerdict({
+    context: contextOf(() => {
+      queueMicrotask(() => stop.abort());
+      return quotaRefusal(60);
+    }),
+    channel: channelOf("on-persist"),
+    signal: stop.signal,
+    delivery: () => ({ channel: "orders", body, headers: {} }),
+  });
+  assert.equal(await verdict, ABANDON);
+});

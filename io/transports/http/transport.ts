@@ -20,6 +20,7 @@ import type { Logger } from "../../../engine/core/log.ts";
 import { payloadTooLarge } from "../../../engine/intake/mod.ts";
 import { authenticate, challenge } from "../../../engine/runtime/channel_auth.ts";
 import { readBodyWithin, withheld } from "../../../engine/runtime/http_router.ts";
+import { retryAfterSeconds } from "../../../engine/runtime/tenancy/quotas.ts";
 import { unwrapCloudEvent } from "../../../engine/core/cloudevents.ts";
 import { httpSink } from "./sink.ts";
 
@@ -63,7 +64,7 @@ export function responseOf(outcome: DeliveryOutcome, logger: Logger): Response {
       return json(
         STATUS[outcome.refusal],
         { diagnostics },
-        retry ? { "retry-after": "1" } : {},
+        retry ? { "retry-after": String(retryAfterSeconds(outcome.diagnostics[0]) ?? 1) } : {},
       );
     }
   }
