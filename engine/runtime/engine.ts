@@ -57,6 +57,8 @@ import {
   ACK_DEFERRED_CAPACITY,
   ACK_DEFERRED_SWEEP_INTERVAL,
   ACK_DEFERRED_TIMEOUT,
+  ADMIN_HOST,
+  ADMIN_PORT,
   ALLOWED_TRANSPORTS,
   AUDIT_SQL,
   CLAIM_STUCK_AFTER,
@@ -109,6 +111,8 @@ export interface RunningEngine {
   readonly url: string;
   /** The TCP port listened on; 0 on a Unix socket (`sutra.http.socket`). */
   readonly port: number;
+  /** Base URL of the admin listener, when `sutra.admin.port` gives `/admin/*` and the console their own. */
+  readonly adminUrl?: string;
   readonly database: Database;
   /** The deployment service (deploy, undeploy, the registry dispatch serves from). */
   readonly deployments: DeploymentService;
@@ -129,7 +133,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     dataDir: config.require(DATASOURCE_EMBEDDED_DIR),
     schema: config.get(DATASOURCE_SCHEMA),
   });
-  let server: HttpServer | undefined;
+  const servers: HttpServer[] = [];
   const stoppers: (() => Promise<void>)[] = [];
   try {
     const applied = await migrate(database, ENGINE_MIGRATIONS);
@@ -335,41 +339,60 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       { deadLanes: () => lanes.deadLanes(config.require(SHARD_STALL_TIMEOUT)) },
     );
 
-    server = await listen(router, config, logger);
+    const adminPort = config.get(ADMIN_PORT);
+    const host = config.require(HTTP_HOST);
+    const path = httpSocketPath(config);
+    const server = await listen(
+      router.handler(adminPort === undefined ? "all" : "public"),
+      config,
+      logger,
+      path === undefined ? { hostname: host, port: config.require(HTTP_PORT) } : { path },
+    );
+    servers.push(server);
     const { addr } = server;
     // A Unix socket has no port: 0, and the URL names the socket (http+unix://<encoded path>).
     const socket = "path" in addr ? addr.path : undefined;
     const port = "port" in addr ? addr.port : 0;
-    const host = config.require(HTTP_HOST);
+    const adminHost = config.require(ADMIN_HOST);
+    const adminServer = adminPort === undefined ? undefined : await listen(
+      router.handler("admin"),
+      config,
+      logger,
+      { hostname: adminHost, port: adminPort },
+    );
+    if (adminServer) servers.push(adminServer);
+    const adminUrl = adminServer &&
+      `http://${loopbackFor(adminHost)}:${(adminServer.addr as Deno.NetAddr).port}`;
     logger.info(
       `sutra-engine ${ENGINE_VERSION} started: database ${database.description}; ${telemetry.posture}; ${protection.posture}; listening on ${
         socket === undefined ? `http://${host}:${port}` : `unix:${socket}`
-      }`,
+      }${adminUrl === undefined ? "" : `; admin surface on ${adminUrl}`}`,
       {
         database: database.description,
         driver: database.driver,
         migrationsApplied: applied.length,
         schemaVersion: head,
         ...(socket === undefined ? { port } : { socket }),
+        ...(adminServer ? { adminPort: (adminServer.addr as Deno.NetAddr).port } : {}),
         replicaId,
         shards: lanes.count,
         deployments: deployments.registry.list().length,
       },
     );
-    const running = server;
     const graceMillis = config.require(SHUTDOWN_GRACE);
     let stopping: Promise<void> | undefined;
     return {
       url: socket === undefined
-        ? `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}`
+        ? `http://${loopbackFor(host)}:${port}`
         : `http+unix://${encodeURIComponent(socket)}`,
       port,
+      ...(adminUrl === undefined ? {} : { adminUrl }),
       database,
       deployments,
-      stop: () => stopping ??= stop({ server: running, database, graceMillis, logger, stoppers }),
+      stop: () => stopping ??= stop({ servers, database, graceMillis, logger, stoppers }),
     };
   } catch (error) {
-    if (server) await server.shutdown();
+    for (const s of servers) await s.shutdown();
     for (const s of stoppers.reverse()) await s().catch(() => {});
     await database.close();
     throw error;
@@ -391,11 +414,17 @@ async function datasourceUrl(
   });
 }
 
-async function listen(router: Router, config: Config, logger: Logger): Promise<HttpServer> {
-  const port = config.require(HTTP_PORT);
-  const hostname = config.require(HTTP_HOST);
-  const path = httpSocketPath(config);
-  const handler = (request: Request) => router.handle(request);
+/** A wildcard address is reached through loopback from this machine. */
+function loopbackFor(host: string): string {
+  return host === "0.0.0.0" ? "127.0.0.1" : host;
+}
+
+async function listen(
+  handler: (request: Request) => Promise<Response>,
+  config: Config,
+  logger: Logger,
+  at: { readonly hostname: string; readonly port: number } | { readonly path: string },
+): Promise<HttpServer> {
   const options = {
     logger: logger.child("http"),
     limits: {
@@ -407,18 +436,18 @@ async function listen(router: Router, config: Config, logger: Logger): Promise<H
     },
   };
   try {
-    return path === undefined
-      ? serveHttp(handler, { hostname, port, ...options })
-      : await serveHttpSocket(handler, { path, ...options });
+    return "path" in at
+      ? await serveHttpSocket(handler, { path: at.path, ...options })
+      : serveHttp(handler, { ...at, ...options });
   } catch (error) {
     if (error instanceof DiagnosticError) throw error;
     throw new DiagnosticError(
       diagnostic(
         "SUTRA.HTTP.LISTEN_FAILED",
         `cannot listen on ${
-          path === undefined ? `${hostname}:${port}` : `the Unix socket ${path}`
+          "path" in at ? `the Unix socket ${at.path}` : `${at.hostname}:${at.port}`
         }: ${errorMessage(error)}`,
-        { attributes: path === undefined ? { port, host: hostname } : { path } },
+        { attributes: "path" in at ? { path: at.path } : { port: at.port, host: at.hostname } },
       ),
     );
   }
@@ -461,7 +490,8 @@ function migrationCheck(head: number): ReadinessCheck {
 }
 
 interface StopOptions {
-  readonly server: HttpServer;
+  /** The main listener, and the admin one when it has its own. */
+  readonly servers: readonly HttpServer[];
   readonly database: Database;
   readonly graceMillis: number;
   readonly logger: Logger;
@@ -476,13 +506,13 @@ async function stop(o: StopOptions): Promise<void> {
     timer = setTimeout(() => resolve("timeout"), o.graceMillis);
   });
   const outcome = await Promise.race([
-    o.server.shutdown().then(() => "drained" as const),
+    Promise.all(o.servers.map((s) => s.shutdown())).then(() => "drained" as const),
     graceElapsed,
   ]);
   clearTimeout(timer);
   if (outcome === "timeout") {
     o.logger.warn("shutdown grace period elapsed with requests still in flight");
-    o.server.close();
+    for (const s of o.servers) s.close();
   }
   for (const s of [...o.stoppers].reverse()) await s();
   await o.database.close();
