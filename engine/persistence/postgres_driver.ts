@@ -85,12 +85,18 @@ function sessionSettings(schema: string | undefined): Record<string, string> {
     TimeZone: "UTC",
     DateStyle: "ISO, MDY",
     bytea_output: "hex",
+    // Row-level security (migration v11): outside a transaction scoped to one
+    // tenant, the engine's statements see every tenant.
+    "sutra.tenant": "*",
   };
   if (schema !== undefined) settings.search_path = quoteIdentifier(schema);
   return settings;
 }
 
 async function createSchema(sql: Sql, schema: string): Promise<void> {
+  // An engine role that may not create schemas (the migration role made it) finds it here.
+  const found = await sql.unsafe("select 1 from pg_namespace where nspname = $1", [schema]);
+  if (found.length > 0) return;
   try {
     await sql.unsafe(`create schema if not exists ${quoteIdentifier(schema)}`);
   } catch (error) {

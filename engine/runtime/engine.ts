@@ -24,7 +24,6 @@ import {
   type Database,
   ENGINE_MIGRATIONS,
   mergeCredentials,
-  migrate,
   openDatabase,
 } from "../persistence/mod.ts";
 import { collectSinks, transports } from "../core/transport.ts";
@@ -90,7 +89,7 @@ import {
 } from "./settings.ts";
 import { errorMessage } from "../core/errors.ts";
 import { openProtection } from "./audit/mod.ts";
-import { addTenantRoutes, TenantQuotas } from "./tenancy/mod.ts";
+import { addTenantRoutes, prepareEngineDatabase, TenantQuotas } from "./tenancy/mod.ts";
 
 /** Options for {@link startEngine}. */
 export interface EngineOptions {
@@ -136,7 +135,10 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
   const servers: HttpServer[] = [];
   const stoppers: (() => Promise<void>)[] = [];
   try {
-    const applied = await migrate(database, ENGINE_MIGRATIONS);
+    const applied = await prepareEngineDatabase(database, {
+      config,
+      logger: logger.child("database"),
+    });
     const head = ENGINE_MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
     const replicaId = options.replicaId ?? newId();
     const auditJournal = config.require(AUDIT_SQL);
