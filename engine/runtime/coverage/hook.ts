@@ -39,15 +39,6 @@ export async function coverageOfStep(db: Database, step: CoverageStep): Promise<
   return await service.step(step.deployment, stepCoverage(step));
 }
 
-/**
- * Records the coverage a committed step completed, when the engine using
- * `db` has a coverage service; never throws.
- */
-export async function coverageCommitted(db: Database, step: CoverageStep): Promise<void> {
-  if (step.result.effects.coverage.length === 0) return;
-  await services.get(db)?.stepCommitted(step.deployment, stepCoverage(step));
-}
-
 function stepCoverage(step: CoverageStep) {
   return {
     processId: step.processId,

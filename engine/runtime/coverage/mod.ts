@@ -25,7 +25,7 @@ export {
   openCoverageFor,
   type StepCoverageWork,
 } from "./service.ts";
-export { attachCoverage, coverageCommitted, coverageOfStep, type CoverageStep } from "./hook.ts";
+export { attachCoverage, coverageOfStep, type CoverageStep } from "./hook.ts";
 export { countCovered, PATH_COVERED_METER } from "./metric.ts";
 export { coverageTasks, REPORT_TASK, RESET_TASK } from "./tasks.ts";
 export { addCoverageRoutes, type CoverageRoutesOptions } from "./routes.ts";

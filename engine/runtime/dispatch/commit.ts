@@ -31,6 +31,7 @@ import {
   AliasConflictError,
   ClaimLostError,
   commitsNothing,
+  inOrder,
   leavesNoRow,
   type StepCommit,
 } from "../instances/repository.ts";
@@ -47,7 +48,7 @@ import type { AckHold, DeferredAckRegistry } from "../acks/registry.ts";
 import { effectsBeyondLimits } from "./limits.ts";
 import type { Protection } from "../audit/mod.ts";
 import { encodeAtRest } from "../crypto/mod.ts";
-import { coverageCommitted } from "../coverage/mod.ts";
+import { coverageOfStep } from "../coverage/mod.ts";
 
 /** The instance a step ran on. */
 export interface CommitTarget {
@@ -136,6 +137,11 @@ async function commitAndAnswer(
   if (beyond) return beyond;
   const unwritable = await applyStoreWrites(t, r);
   if (unwritable) return { kind: "refused", refusal: "failed", diagnostics: [unwritable] };
+  // With the coverage store on the engine database, the step's marks are statements of its commit.
+  const coverage = await coverageOfStep(o.db, { ...t, result: r });
+  const { also } = t;
+  const marks = coverage.work;
+  const work = also && marks ? (tx: Transaction) => inOrder([also(tx), marks(tx)]) : also ?? marks;
   const step = {
     tenant: t.tenant,
     instanceId: t.instanceId,
@@ -173,7 +179,7 @@ async function commitAndAnswer(
   }
   try {
     // A step with nothing to make durable (it ended at once and keeps no history) skips the database.
-    if (t.dedup || t.also || t.capture || !commitsNothing(step)) {
+    if (t.dedup || work || t.capture || !commitsNothing(step)) {
       // A step that erases its instance writes no snapshot: none is rendered for it.
       const snapshot = leavesNoRow(step) ? "" : sealed ?? encodeSnapshotText(t.plan, state);
       const written: StepCommit = { ...step, snapshot };
@@ -193,7 +199,7 @@ async function commitAndAnswer(
               },
             }
             : {}),
-          ...(t.also ? { work: t.also } : {}),
+          ...(work ? { work } : {}),
         })
       );
     }
@@ -259,8 +265,8 @@ async function commitAndAnswer(
   aliasPredictionsOf(o.db).committed(t.tenant, t.instanceId, effects);
   const unfinished = await commitStores(t, r.effects.storeWrites.length);
   if (unfinished) return { kind: "refused", refusal: "failed", diagnostics: [unfinished] };
-  // Best-effort and never throwing: a coverage mark cannot fail the step.
-  await coverageCommitted(o.db, { ...t, result: r });
+  // Never throwing: a coverage write after the commit cannot fail the step.
+  await coverage.committed();
   const reply = replyOf(effects, { ...t, clock: o.clock });
   return {
     kind: "settled",
