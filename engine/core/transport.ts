@@ -319,10 +319,24 @@ export interface TransportFactory extends Named {
   spawn(context: TransportContext): TransportInstance | Promise<TransportInstance>;
   /** Adds this transport's outbound sinks. */
   registerSinks(sinks: Registry<Sink>): void;
+  /**
+   * What is wrong with a channel's `options:` on this transport (empty when
+   * nothing is), so lint and deploy refuse it; absent, the options are
+   * checked only when the channel starts.
+   */
+  checkOptions?(channel: ChannelDeclaration): readonly Diagnostic[];
+}
+
+/** The registry of linked transports, which also checks a channel's options with its transport. */
+export class TransportRegistry extends Registry<TransportFactory> {
+  /** What the channel's transport finds wrong in its options (nothing when it is not linked). */
+  checkOptions(channel: ChannelDeclaration): readonly Diagnostic[] {
+    return this.get(channel.transport)?.checkOptions?.(channel) ?? [];
+  }
 }
 
 /** Every transport linked into this build (satisfies the package checks' transport catalogue). */
-export const transports: Registry<TransportFactory> = new Registry("transport");
+export const transports: TransportRegistry = new TransportRegistry("transport");
 
 /** A fresh sink table holding every registered transport's sinks. */
 export function collectSinks(factories: Registry<TransportFactory> = transports): Registry<Sink> {

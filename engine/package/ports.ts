@@ -6,6 +6,8 @@
  * @module
  */
 
+import type { Diagnostic } from "../core/diagnostic.ts";
+
 /**
  * The transport names this build links (`http`, `local`, `pull`, broker
  * names). A channel naming any other transport is refused. The runtime's
@@ -21,6 +23,14 @@ export interface TransportCatalog {
    * absent: this build does not link it.
    */
   unavailable?(name: string): string | undefined;
+  /** What a linked transport finds wrong in a channel's `options:` (absent: nothing is checked). */
+  checkOptions?(
+    channel: {
+      readonly name: string;
+      readonly transport: string;
+      readonly options?: Readonly<Record<string, unknown>>;
+    },
+  ): readonly Diagnostic[];
 }
 
 /** A catalog over a fixed list of names (tests, and builds that pin their transports). */
@@ -44,6 +54,7 @@ export function allowedTransports(
   return {
     has: (name) => set.has(name) && linked.has(name),
     names: () => names,
+    ...(linked.checkOptions ? { checkOptions: linked.checkOptions.bind(linked) } : {}),
     unavailable: (name) =>
       linked.has(name) && !set.has(name)
         ? `this engine does not allow (sutra.allowed-transports: ${list})`

@@ -61,6 +61,9 @@ function declarations(ctx: LintContext, channels: readonly ChannelDecl[]): Diagn
           attributes: { channel: c.name, transport: c.transport },
         },
       ));
+    } else {
+      const at = file.locate(["channels", c.index, "options"]);
+      for (const d of ctx.transports.checkOptions?.(c) ?? []) out.push({ ...d, source: at });
     }
     if (c.codec !== undefined && !ctx.pkg.codecs.declares(c.codec)) {
       out.push(diagnostic(

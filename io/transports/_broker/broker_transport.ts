@@ -55,6 +55,10 @@ export function brokerTransport<O extends BrokerChannelOptions>(
     handlesOnComplete: true,
     defaultAckMode: "on-persist",
     spawn: (context) => new BrokerTransport(context, o),
+    // Lint and deploy see the problems a consumer would refuse the channel with.
+    checkOptions: (declaration) =>
+      o.readOptions({ tenant: "default", deploymentId: "", declaration, ackMode: "on-persist" })
+        .problems,
     // The sink needs the running engine's channels and secrets, so it comes with each spawned instance.
     registerSinks(_sinks: Registry<Sink>) {},
   };
