@@ -75,7 +75,7 @@ let compilations = 0;
 function load(): Promise<Loaded> {
   library ??= Promise.all([
     import("libxml2-wasm"),
-    // The library's own struct readers: a parsed tree is read without a wrapper object per node.
+    // The library's struct module: it hands out views of the WebAssembly memory trees are read from.
     import("libxml2-wasm/lib/libxml2.mjs"),
   ]).then(([lib, structs]) => {
     // Matching every name keeps libxml2 away from its own loaders (files, network).
@@ -207,7 +207,10 @@ export function readDocument<T>(
         },
       };
     }
-    const root = readElement(structs, (doc.root as unknown as { _nodePtr: number })._nodePtr, {});
+    const root = new TreeReader(structs).element(
+      (doc.root as unknown as { _nodePtr: number })._nodePtr,
+      {},
+    );
     return {
       result: use({
         root,
@@ -231,54 +234,138 @@ const ELEMENT_NODE = 1;
 const TEXT_NODE = 3;
 const CDATA_NODE = 4;
 
-/** Reads an element and its subtree straight from libxml2's structs. */
-function readElement(
-  structs: typeof Structs,
-  node: number,
-  inherited: Readonly<Record<string, string>>,
-): ParsedElement {
-  const { XmlNodeStruct: N, XmlNsStruct: Ns, xmlNodeGetContent: content } = structs;
-  let scope = inherited;
-  const declared = N.nsDef(node);
-  if (declared !== 0) {
-    const own: Record<string, string> = { ...inherited };
-    for (let ns = declared; ns !== 0; ns = Ns.next(ns)) {
-      own[nsPrefix(structs, ns)] = Ns.href(ns);
-    }
-    scope = own;
-  }
-  const attrs = [];
-  for (let a = N.properties(node); a !== 0; a = N.next(a)) {
-    const ns = N.namespace(a);
-    attrs.push({ uri: ns === 0 ? "" : Ns.href(ns), local: N.name_(a), value: content(a) });
-  }
-  const children: ParsedElement[] = [];
-  let text = "";
-  for (let c = N.children(node); c !== 0; c = N.next(c)) {
-    const type = N.type(c);
-    if (type === ELEMENT_NODE) children.push(readElement(structs, c, scope));
-    else if (type === TEXT_NODE || type === CDATA_NODE) text += content(c);
-  }
-  const ns = N.namespace(node);
-  const local = N.name_(node);
-  const prefix = ns === 0 ? "" : nsPrefix(structs, ns);
-  const line = N.line(node);
-  return {
-    uri: ns === 0 ? "" : Ns.href(ns),
-    local,
-    name: prefix === "" ? local : `${prefix}:${local}`,
-    attrs,
-    children,
-    text,
-    scope,
-    line,
-    tagEndLine: line,
-  };
-}
+// libxml2's tree structs as the linked (wasm32) build lays them out, in 32-bit words; the
+// library's own struct readers use the same offsets. xmlNode and xmlAttr share the first ten.
+const TYPE = 1;
+const NAME = 2;
+const CHILDREN = 3;
+const NEXT = 6;
+const NS = 9;
+const CONTENT = 10;
+const PROPERTIES = 11;
+const NS_DEF = 12;
+const LINE = 14;
+// xmlNs: next, type, href, prefix.
+const NS_NEXT = 0;
+const NS_HREF = 2;
+const NS_PREFIX = 3;
 
-/** A namespace's prefix: "" for a default namespace (libxml2's null prefix reads as ""). */
-function nsPrefix(structs: typeof Structs, ns: number): string {
-  return structs.XmlNsStruct.prefix(ns);
+/** Views of the WebAssembly memory; replaced when the memory grows (its buffer changes). */
+let heap:
+  | { readonly buffer: ArrayBufferLike; readonly u8: Uint8Array; readonly i32: Int32Array }
+  | undefined;
+
+const utf8 = new TextDecoder();
+/** The attributes or children of an element that has none: one frozen list for all. */
+const NONE: readonly never[] = Object.freeze([]);
+/** The longest ASCII string built character by character rather than by the decoder. */
+const SHORT = 32;
+
+/**
+ * Reads a parsed document's elements straight out of the WebAssembly
+ * memory: one pass over the structs, no call into the module. Names are
+ * interned by libxml2, so each distinct pointer is decoded once.
+ */
+class TreeReader {
+  readonly #u8: Uint8Array;
+  readonly #i32: Int32Array;
+  readonly #strings = new Map<number, string>();
+
+  constructor(structs: typeof Structs) {
+    // The library hands out views of its memory, not the memory itself: take the buffer of one.
+    const buffer = structs.XmlNodeSetStruct.nodeTable(0, 0).buffer;
+    if (heap?.buffer !== buffer) {
+      heap = { buffer, u8: new Uint8Array(buffer), i32: new Int32Array(buffer) };
+    }
+    this.#u8 = heap.u8;
+    this.#i32 = heap.i32;
+  }
+
+  /** The NUL-terminated UTF-8 string at `at`. */
+  #string(at: number): string {
+    const u8 = this.#u8;
+    let end = at;
+    let bits = 0;
+    for (let c = u8[end]; c !== 0; c = u8[++end]) bits |= c;
+    // Short ASCII (names, most values) is built faster here than by a call into the decoder.
+    if (bits < 0x80 && end - at <= SHORT) {
+      let s = "";
+      for (let i = at; i < end; i++) s += String.fromCharCode(u8[i]);
+      return s;
+    }
+    return utf8.decode(u8.subarray(at, end));
+  }
+
+  /** A string libxml2 may have interned (names, namespaces, blank text); "" for none. */
+  #interned(at: number): string {
+    if (at === 0) return "";
+    let s = this.#strings.get(at);
+    if (s === undefined) {
+      s = this.#string(at);
+      this.#strings.set(at, s);
+    }
+    return s;
+  }
+
+  /** An attribute's value: the character data of its children. */
+  #text(first: number): string {
+    const i32 = this.#i32;
+    let text = "";
+    for (let c = first; c !== 0; c = i32[(c >> 2) + NEXT]) {
+      const type = i32[(c >> 2) + TYPE];
+      if (type === TEXT_NODE || type === CDATA_NODE) {
+        text += this.#interned(i32[(c >> 2) + CONTENT]);
+      }
+    }
+    return text;
+  }
+
+  element(node: number, inherited: Readonly<Record<string, string>>): ParsedElement {
+    const i32 = this.#i32;
+    const at = node >> 2;
+    let scope = inherited;
+    const declared = i32[at + NS_DEF];
+    if (declared !== 0) {
+      const own: Record<string, string> = { ...inherited };
+      for (let ns = declared; ns !== 0; ns = i32[(ns >> 2) + NS_NEXT]) {
+        own[this.#interned(i32[(ns >> 2) + NS_PREFIX])] = this.#interned(i32[(ns >> 2) + NS_HREF]);
+      }
+      scope = own;
+    }
+    let attrs: ParsedElement["attrs"][number][] | undefined;
+    for (let a = i32[at + PROPERTIES]; a !== 0; a = i32[(a >> 2) + NEXT]) {
+      const ns = i32[(a >> 2) + NS];
+      (attrs ??= []).push({
+        uri: ns === 0 ? "" : this.#interned(i32[(ns >> 2) + NS_HREF]),
+        local: this.#interned(i32[(a >> 2) + NAME]),
+        value: this.#text(i32[(a >> 2) + CHILDREN]),
+      });
+    }
+    let children: ParsedElement[] | undefined;
+    let text = "";
+    for (let c = i32[at + CHILDREN]; c !== 0; c = i32[(c >> 2) + NEXT]) {
+      const type = i32[(c >> 2) + TYPE];
+      if (type === ELEMENT_NODE) (children ??= []).push(this.element(c, scope));
+      else if (type === TEXT_NODE || type === CDATA_NODE) {
+        text += this.#interned(i32[(c >> 2) + CONTENT]);
+      }
+    }
+    const ns = i32[at + NS];
+    const local = this.#interned(i32[at + NAME]);
+    const prefix = ns === 0 ? "" : this.#interned(i32[(ns >> 2) + NS_PREFIX]);
+    const line = i32[at + LINE];
+    return {
+      uri: ns === 0 ? "" : this.#interned(i32[(ns >> 2) + NS_HREF]),
+      local,
+      name: prefix === "" ? local : `${prefix}:${local}`,
+      attrs: attrs ?? NONE,
+      children: children ?? NONE,
+      text,
+      scope,
+      line,
+      tagEndLine: line,
+    };
+  }
 }
 
 /** No network, no external entities, no DTD loading: a document is only its own bytes. */
