@@ -16,6 +16,7 @@ import type { FinishedSpan } from "./tracer.ts";
 import type { MetricRegistry } from "./metrics.ts";
 import { logsRequest, metricsRequest, type Scope, spanJson, tracesEnvelope } from "./otlp_json.ts";
 import type { ExportedLog, LogSink } from "./log_context.ts";
+import { DeltaBaseline, type Temporality } from "./temporality.ts";
 import { nowMs } from "./tracer.ts";
 
 /** Options for {@link OtlpExporter}. */
@@ -37,6 +38,8 @@ export interface OtlpExporterOptions {
   readonly timeoutMs?: number;
   /** Extra request headers (`OTEL_EXPORTER_OTLP_HEADERS`). */
   readonly headers?: Readonly<Record<string, string>>;
+  /** How sums and histograms are sent (default cumulative). */
+  readonly temporality?: Temporality;
 }
 
 /** What the exporter has done so far. */
@@ -63,6 +66,9 @@ export class OtlpExporter implements LogSink {
   readonly #abort = new AbortController();
   #failing = false;
   readonly #startedMs = nowMs();
+  /** With delta temporality: the totals of the last export taken, and when it was sent. */
+  readonly #deltas?: DeltaBaseline;
+  #deltasFromMs = this.#startedMs;
   /** Counts of what happened, for the exporter's own meters and tests. */
   readonly stats: ExportStats = {
     exportedSpans: 0,
@@ -77,6 +83,7 @@ export class OtlpExporter implements LogSink {
     this.#capacity = options.queueCapacity ?? 2_048;
     this.#batchSize = options.batchSize ?? 512;
     this.#envelope = tracesEnvelope(options.resource, options.scope);
+    if (options.temporality === "delta") this.#deltas = new DeltaBaseline();
   }
 
   /**
@@ -156,13 +163,21 @@ export class OtlpExporter implements LogSink {
       const body = JSON.stringify(logsRequest(this.#o.resource, this.#o.scope, logs));
       if (await this.#post("/v1/logs", body)) this.stats.exportedLogs += logs.length;
     }
-    if (withMeters && this.#o.metrics) {
-      const metrics = await this.#o.metrics.collect();
-      const body = metricsRequest(this.#o.resource, this.#o.scope, metrics, {
-        startMs: this.#startedMs,
-        nowMs: nowMs(),
-      });
-      await this.#post("/v1/metrics", JSON.stringify(body));
+    if (withMeters && this.#o.metrics) await this.#sendMeters(this.#o.metrics);
+  }
+
+  async #sendMeters(registry: MetricRegistry): Promise<void> {
+    const collected = await registry.collect();
+    const now = nowMs();
+    const deltas = this.#deltas?.since(collected);
+    const body = metricsRequest(this.#o.resource, this.#o.scope, deltas?.metrics ?? collected, {
+      startMs: deltas ? this.#deltasFromMs : this.#startedMs,
+      nowMs: now,
+      temporality: deltas ? "delta" : "cumulative",
+    });
+    if (await this.#post("/v1/metrics", JSON.stringify(body)) && deltas) {
+      deltas.taken();
+      this.#deltasFromMs = now;
     }
   }
 

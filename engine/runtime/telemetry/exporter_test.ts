@@ -153,3 +153,39 @@ Deno.test("exporter: a collector that never answers holds stop up for one deadli
   await accepting;
   for (const conn of held) conn.close();
 });
+
+Deno.test("exporter: with delta temporality each export carries what was added since the last one taken", async () => {
+  await using receiver = startOtlpReceiver();
+  const registry = new MetricRegistry();
+  const count = registry.counter({ name: "sutra.test.count", description: "d", labels: [] });
+  const lag = registry.histogram({ name: "sutra.test.lag", description: "d", labels: [] }, [10]);
+  registry.gauge({ name: "sutra.test.depth", description: "d", labels: [] }, () => [
+    { labels: {}, value: 7 },
+  ]);
+  const exporter = new OtlpExporter({
+    endpoint: receiver.url,
+    resource: {},
+    scope,
+    logger: logged().logger,
+    metrics: registry,
+    intervalMs: 3_600_000,
+    temporality: "delta",
+  });
+  const sent = () =>
+    Object.fromEntries(receiver.latestPoints().map((p) => [`${p.type} ${p.name}`, p.value]));
+  count.add(3);
+  lag.record(4);
+  await exporter.flush();
+  assert.deepEqual(sent(), {
+    "sum sutra.test.count": 3,
+    "histogram sutra.test.lag": 1,
+    "gauge sutra.test.depth": 7,
+  });
+  count.add(2);
+  await exporter.flush();
+  // Only what changed is sent again, as the change; a gauge is a value and always sent.
+  assert.deepEqual(sent(), { "sum sutra.test.count": 2, "gauge sutra.test.depth": 7 });
+  await exporter.flush();
+  assert.deepEqual(sent(), { "gauge sutra.test.depth": 7 });
+  assert.deepEqual(receiver.protocolErrors, []);
+});

@@ -10,6 +10,7 @@ import { SpanStatusCode } from "@opentelemetry/api";
 import type { FinishedSpan } from "./tracer.ts";
 import type { MetricData } from "./metrics.ts";
 import type { ExportedLog } from "./log_context.ts";
+import type { Temporality } from "./temporality.ts";
 
 /** The instrumentation scope every signal is reported under. */
 export interface Scope {
@@ -139,13 +140,24 @@ export function tracesEnvelope(
   ];
 }
 
-/** An `ExportMetricsServiceRequest`; cumulative temporality, monotonic sums for counters. */
+/**
+ * An `ExportMetricsServiceRequest`: counters as monotonic sums, gauges, and
+ * histograms, the sums and histograms cumulative (from `startMs`, when the
+ * engine started) unless `times.temporality` is `delta` (the points are
+ * then what was added since `startMs`, the last export).
+ */
 export function metricsRequest(
   resource: Readonly<Attributes>,
   scope: Scope,
   metrics: readonly MetricData[],
-  times: { readonly startMs: number; readonly nowMs: number },
+  times: {
+    readonly startMs: number;
+    readonly nowMs: number;
+    readonly temporality?: Temporality;
+  },
 ): unknown {
+  // AGGREGATION_TEMPORALITY_DELTA = 1, AGGREGATION_TEMPORALITY_CUMULATIVE = 2.
+  const aggregationTemporality = times.temporality === "delta" ? 1 : 2;
   const start = nanos(times.startMs);
   const now = nanos(times.nowMs);
   return {
@@ -159,7 +171,7 @@ export function metricsRequest(
             return {
               ...head,
               histogram: {
-                aggregationTemporality: 2,
+                aggregationTemporality,
                 dataPoints: m.points.map((p) => ({
                   attributes: keyValues(p.labels),
                   startTimeUnixNano: start,
@@ -179,7 +191,7 @@ export function metricsRequest(
             ...(Number.isInteger(p.value) ? { asInt: String(p.value) } : { asDouble: p.value }),
           }));
           return m.kind === "counter"
-            ? { ...head, sum: { aggregationTemporality: 2, isMonotonic: true, dataPoints } }
+            ? { ...head, sum: { aggregationTemporality, isMonotonic: true, dataPoints } }
             : { ...head, gauge: { dataPoints } };
         }),
       }],

@@ -145,3 +145,19 @@ Deno.test("OTLP/JSON metrics: counters as monotonic cumulative sums, gauges, his
     explicitBounds: [1],
   }]);
 });
+
+Deno.test("OTLP/JSON metrics: delta temporality marks sums and histograms, not gauges", () => {
+  const body = metricsRequest({}, { name: "s", version: "1" }, [
+    { name: "c", description: "d", labels: [], kind: "counter", points: [] },
+    { name: "g", description: "d", labels: [], kind: "gauge", points: [] },
+    { name: "h", description: "d", labels: [], kind: "histogram", bounds: [1], points: [] },
+  ], { startMs: 1, nowMs: 2, temporality: "delta" }) as {
+    resourceMetrics: {
+      scopeMetrics: { metrics: Record<string, { aggregationTemporality?: number }>[] }[];
+    }[];
+  };
+  const [c, g, h] = body.resourceMetrics[0].scopeMetrics[0].metrics;
+  assert.equal(c.sum.aggregationTemporality, 1);
+  assert.equal(g.gauge.aggregationTemporality, undefined);
+  assert.equal(h.histogram.aggregationTemporality, 1);
+});
