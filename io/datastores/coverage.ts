@@ -187,8 +187,8 @@ async function openSqlCoverage(
 /**
  * True when the declaration's URL names the database `engine` is open on:
  * the same PostgreSQL server database (host, port, database; the engine's
- * schema is where the tables then go) or the same embedded directory. Two
- * in-memory databases are never one.
+ * schema is where the tables then go) or the same embedded directory
+ * (`pglite:<dir>` or `file://<dir>`). Two in-memory databases are never one.
  */
 async function namesEngineDatabase(
   declaration: DataStoreDeclaration,
@@ -201,7 +201,8 @@ async function namesEngineDatabase(
   const url = (await resolveReference(ref.trim(), options.resolve)).trim();
   const described = engine.description.replace(/ \(schema [^)]*\)$/, "");
   const embedded = /^pglite:(.+)$/.exec(described)?.[1];
-  const dir = /^pglite:(.+)$/i.exec(url)?.[1];
+  // `file://<dir>` is how the engine's own URL names its directory.
+  const dir = /^(?:pglite:|file:\/\/)(.+)$/i.exec(url)?.[1];
   if (dir !== undefined || embedded !== undefined) {
     const memory = (d: string) => d === "memory://" || d === "memory";
     return dir !== undefined && embedded !== undefined && !memory(dir) && !memory(embedded) &&

@@ -85,6 +85,8 @@ Deno.test("coverage store on the engine's embedded directory rides its transacti
   const db = await openDatabase(`file://${dir}`);
   try {
     await ridesEngineTransactions(db, `pglite:${dir}`);
+    // The engine's own spelling of its directory names it too.
+    await ridesEngineTransactions(db, `file://${dir}`);
   } finally {
     await db.close();
     await Deno.remove(dir, { recursive: true });

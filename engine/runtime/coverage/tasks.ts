@@ -4,9 +4,10 @@
  * channels): a process started on such a channel runs
  * `implementation="registered:coverage:report"` (or `coverage:reset`),
  * which answers the op for the instance's own deployment into the
- * variable `coverage`, and renders its reply from it. The op's failures
- * keep their codes: a deployment without a usable store fails the task
- * with `SUTRA.CONFIG.COVERAGE.STORE_MISSING`, never a count.
+ * variable `coverage`, and renders its reply from it. A deployment
+ * without a usable store fails the attempt with code
+ * `SUTRA.CONFIG.COVERAGE.STORE_MISSING` and the op's message (the
+ * instance then fails saying why), never with a count.
  *
  * @module
  */
