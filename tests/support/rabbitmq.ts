@@ -182,11 +182,15 @@ export interface RabbitPackageOptions {
   readonly prefix: string;
   readonly ackMode?: "on-persist" | "on-complete";
   readonly singleton?: boolean;
+  /** The decisions channel is send-only (`consume: false`). */
+  readonly sendOnlyDecisions?: boolean;
 }
 
 /** The `rabbitmq_channel` fixture package sealed for one test. */
 export function rabbitPackage(o: RabbitPackageOptions): Promise<Uint8Array> {
+  const decisions = '      queue: "@Q@.decisions"\n';
   return sealFixture("rabbitmq_channel", {
+    ...(o.sendOnlyDecisions ? { [decisions]: `${decisions}      consume: false\n` } : {}),
     "@Q@": o.prefix,
     "@ACK@": o.ackMode ?? "on-persist",
     "@SINGLETON@": String(o.singleton ?? false),

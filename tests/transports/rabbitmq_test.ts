@@ -14,6 +14,7 @@ import { readRabbitOptions } from "../../io/transports/rabbitmq/options.ts";
 import {
   Broker,
   closeConnections,
+  consumersOf,
   fixtureQueues,
   rabbitPackage,
   type RabbitPackageOptions,
@@ -219,5 +220,18 @@ rabbitTest(
     await consumer.stop();
     const broker = await Broker.open(url);
     await broker.close([q, `${q}.dlq`]);
+  },
+);
+
+rabbitTest(
+  "rabbitmq send-only: a consume: false channel gets no consumer; the others do",
+  async (url) => {
+    await withRabbit(url, "sendonly", { sendOnlyDecisions: true }, async ({ broker, q }) => {
+      await broker.send(`${q}.orders`, { orderId: "a" }, { messageId: "m-a" });
+      // The round trip outlasts the connecting of every consumer the deploy started.
+      await broker.await(`${q}.confirmed`, 1);
+      assert.deepEqual(await consumersOf(`${q}.decisions`), []);
+      assert.equal((await consumersOf(`${q}.orders`)).length, 1);
+    });
   },
 );
