@@ -31,12 +31,12 @@ import {
   httpSocketPath,
 } from "../engine/runtime/mod.ts";
 import {
+  baseEnv,
   type BuildSettings,
   cliFlags,
   compositionRoot,
   engineFlags,
   FLAVOURS,
-  listenSocket,
   REPO_ROOT,
   resolveTransports,
   sourceReads,
@@ -202,8 +202,8 @@ export async function prepareFlavours(
     const root = resolve(rootsDir, `engine_${name}.ts`);
     // Relative imports, so the root works wherever the output folder is (/out in the image).
     const up = relative(dirname(root), REPO_ROOT.pathname);
-    const socket = listenSocket(found.linked, request.settings);
-    await Deno.writeTextFile(root, compositionRoot(found.linked, { up, flavour: name, socket }));
+    const defaults = baseEnv(found.linked, request.settings);
+    await Deno.writeTextFile(root, compositionRoot(found.linked, { up, flavour: name, defaults }));
     builds.push({
       flavour: name,
       binary: name === "full" ? "sutra-engine" : `sutra-engine-${name}`,

@@ -79,16 +79,23 @@ export function resolveTransports(
 
 /**
  * The source of a composition root linking `transports`; `up` leads from it
- * to the repository root. With `socket`, the engine listens on that Unix
- * socket unless `SUTRA_HTTP_SOCKET` names another.
+ * to the repository root. `defaults` are configuration variables the binary
+ * starts with unless its environment sets them (see {@link baseEnv}).
  */
 export function compositionRoot(
   transports: readonly TransportEntry[],
-  options: { readonly up: string; readonly flavour: string; readonly socket?: string },
+  options: {
+    readonly up: string;
+    readonly flavour: string;
+    readonly defaults?: Readonly<Record<string, string>>;
+  },
 ): string {
-  const socket = options.socket === undefined ? [] : [
-    `// No network: the engine listens on this Unix socket unless SUTRA_HTTP_SOCKET names another.`,
-    `const env = { SUTRA_HTTP_SOCKET: ${JSON.stringify(options.socket)}, ...Deno.env.toObject() };`,
+  const defaults = options.defaults ?? {};
+  const env = Object.keys(defaults).length === 0 ? [] : [
+    `// The settings this build's permissions were narrowed to, unless the environment names others.`,
+    `const env = { ${
+      Object.entries(defaults).map(([k, v]) => `${k}: ${JSON.stringify(v)}, `).join("")
+    }...Deno.env.toObject() };`,
   ];
   const up = options.up === "" ? "./" : `${options.up}/`;
   const lines = [
@@ -103,13 +110,29 @@ export function compositionRoot(
     ...transports.map((t) => `import "${up}${t.module}";`),
     `import { runEngineProcess } from "${up}engine/runtime/mod.ts";`,
     ``,
-    ...socket,
+    ...env,
     `if (import.meta.main) Deno.exit(await runEngineProcess({ args: Deno.args${
-      options.socket === undefined ? "" : ", env"
+      env.length === 0 ? "" : ", env"
     } }));`,
     ``,
   ];
   return lines.join("\n");
+}
+
+/**
+ * The configuration variables a flavour's binary defaults to: the data
+ * directory its read and write permissions name (no other would open), and
+ * its Unix socket when it has one.
+ */
+export function baseEnv(
+  transports: readonly TransportEntry[],
+  settings: BuildSettings,
+): Record<string, string> {
+  const socket = listenSocket(transports, settings);
+  return {
+    SUTRA_DATASOURCE_EMBEDDED_DIR: settings.dataDir,
+    ...(socket === undefined ? {} : { SUTRA_HTTP_SOCKET: socket }),
+  };
 }
 
 /** What a build is narrowed to; every path is as the binary will see it at run time. */

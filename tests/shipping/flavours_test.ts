@@ -49,7 +49,7 @@ function runRoot(
   b: FlavourBuild,
   dir: string,
   args: readonly string[],
-  env: Record<string, string> = {},
+  env: Record<string, string | undefined> = {},
 ) {
   const reads = sourceReads().join(",");
   const flags = b.flags.map((f) => f.startsWith("--allow-read=") ? `${f},${reads}` : f);
@@ -64,7 +64,14 @@ function runRoot(
     ...args,
   ], {
     cwd: dir,
-    env: { SUTRA_DATASOURCE_EMBEDDED_DIR: `${dir}/db`, SUTRA_HTTP_HOST: "127.0.0.1", ...env },
+    // An `undefined` in `env` leaves that variable unset.
+    env: Object.fromEntries(
+      Object.entries({
+        SUTRA_DATASOURCE_EMBEDDED_DIR: `${dir}/db`,
+        SUTRA_HTTP_HOST: "127.0.0.1",
+        ...env,
+      }).filter((e): e is [string, string] => e[1] !== undefined),
+    ),
   });
 }
 
@@ -158,6 +165,29 @@ Deno.test("flavour flags: none may run programs; file has no network, only its U
 
 Deno.test("each flavour (http, file, full) boots on the embedded database under its own flags", async () => {
   await Promise.all(["http", "file", "full"].map(bootsAndServesHealth));
+});
+
+Deno.test("a binary opens the data directory its build named without being told again", async () => {
+  await withTempDir(async (dir) => {
+    const b = await build("file", dir, freePort());
+    try {
+      await Deno.mkdir(`${dir}/elsewhere`);
+      const child = runRoot(b, `${dir}/elsewhere`, [], {
+        SUTRA_DATASOURCE_EMBEDDED_DIR: undefined,
+      });
+      try {
+        const [, socket] = await child.waitFor(SOCKET_LISTENING);
+        assert.equal(socket, `${dir}/db/sutra.sock`);
+        assert.match(child.lines.join("\n"), new RegExp(`database pglite:${dir}/db[;"]`));
+      } finally {
+        child.kill("SIGTERM");
+        const { code, output } = await child.exited;
+        assert.equal(code, 0, output);
+      }
+    } finally {
+      await cleanUp(b);
+    }
+  });
 });
 
 Deno.test("the file flavour asked to reach a database server fails with a diagnostic, no stack trace", async () => {
