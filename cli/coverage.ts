@@ -3,8 +3,10 @@
  *
  * - `init <FILE.bpmn> [--process ID]` enumerates a process's start→end
  *   routes and declares them as `q:coverage` paths in the file (keeping the
- *   id of every declaration whose flows still match a route), and declares
- *   the reserved `coverage` store in the package's datastores.yaml.
+ *   id of every declaration whose flows still match a route), declares
+ *   the reserved `coverage` store in the package's datastores.yaml, and
+ *   adds the admin set: the `coverage-report` / `coverage-reset` channels,
+ *   their processes and reply templates (see `coverage_scaffold.ts`).
  *   `init <coverage/FILE.yaml> PROCESS…` writes the cross-process scaffold:
  *   each process's flow adjacency, the hops its channels wire, and one
  *   starter route listing every flow per process.
@@ -53,6 +55,7 @@ import {
   UsageError,
 } from "./command.ts";
 import { type CommandArgs, parseCommandArgs, stringFlag } from "./describe.ts";
+import { scaffoldAdminChannels } from "./coverage_scaffold.ts";
 
 /** Options for {@link coverageCommand}. */
 export interface CoverageCommandOptions {
@@ -68,7 +71,9 @@ const USAGE = `Usage:
 init:
   <FILE.bpmn> [--process ID]   enumerate the process's routes and declare them as q:coverage
                                paths (ids of declarations that still match are kept); declare
-                               the coverage store in ../datastores.yaml when it is missing
+                               the coverage store in ../datastores.yaml when it is missing, and
+                               add the coverage-report / coverage-reset admin channels with their
+                               processes and reply templates (existing files are kept)
   <FILE.yaml> PROCESS_ID...    write a coverage file scaffold spanning those processes (BPMN
                                files are read from ../bpmn/ beside the coverage/ folder)
   --max-paths N                refuse a process with more routes than N (default ${DEFAULT_MAX_PATHS})
@@ -413,7 +418,9 @@ async function initSingle(
     await Deno.writeTextFile(file, updated);
     changes.push({ action: "updated", file });
   }
-  const storesFile = join(dirname(dirname(file)), "datastores.yaml");
+  const root = dirname(dirname(file));
+  changes.push(...await scaffoldAdminChannels(root));
+  const storesFile = join(root, "datastores.yaml");
   if (await declareStore(storesFile)) changes.push({ action: "updated", file: storesFile });
   out(
     `coverage init: ${file} — process '${process.id}', ${paths.length} path(s) declared ` +

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { transports } from "../engine/core/transport.ts";
+import { readPackageDir, sealPackage } from "../engine/package/mod.ts";
 import { captureIo } from "../tests/support/cli_io.ts";
 import { sealDir } from "../tests/runtime/support.ts";
 import { eachCoverageTarget, openCoverageStore } from "../tests/coverage/_support.ts";
@@ -154,6 +155,16 @@ Deno.test("init: declares the enumerated routes, keeps renamed ones, refuses han
     assert.match(first.out, /path path-2: Flow_Reject Flow_RejectEnd\n/);
     assert.match(await Deno.readTextFile(join(dir, "datastores.yaml")), /- name: coverage\n/);
     assert.equal((await run(["check", file])).code, 0);
+    // The admin set: both ops as the package's own channels, their processes and templates.
+    for (const written of ["bpmn/coverage-report.bpmn", "templates/coverage-reset.json.hbs"]) {
+      assert.match(first.out, new RegExp(`created +\\S*${written.replace(".", "\\.")}\n`));
+    }
+    assert.match(first.out, /updated +\S*channels\.yaml\n/);
+    const channels = await Deno.readTextFile(join(dir, "channels.yaml"));
+    assert.match(channels, /- name: coverage-report\n[^]*- name: coverage-reset\n/);
+    const read = await readPackageDir(dir);
+    const sealed = await sealPackage(read.files!, { transports });
+    assert.ok(sealed.archive, sealed.diagnostics.map((d) => d.message).join("\n"));
 
     // The curation step: a rename survives the next init.
     const curated = (await Deno.readTextFile(file)).replace('path="path-1"', 'path="accept"');
@@ -164,6 +175,9 @@ Deno.test("init: declares the enumerated routes, keeps renamed ones, refuses han
     assert.equal(report.kept, 2);
     assert.deepEqual(report.paths.map((p: { path: string }) => p.path), ["accept", "path-2"]);
     assert.equal(await Deno.readTextFile(file), curated);
+    // Nothing of the admin set is written twice.
+    assert.deepEqual(report.changes, []);
+    assert.equal(await Deno.readTextFile(join(dir, "channels.yaml")), channels);
 
     // A hand-edited declaration that matches no route is not clobbered without --force.
     const edited = curated.replace('flows="Flow_Reject Flow_RejectEnd"', 'flows="Flow_RejectEnd"');
