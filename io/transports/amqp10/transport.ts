@@ -114,6 +114,16 @@ export const amqp10Transport: TransportFactory = {
   handlesOnComplete: true,
   defaultAckMode: "on-persist",
   spawn: (context) => new Amqp10Instance(context),
+  // Lint and deploy see the problems a consumer would refuse the channel with.
+  checkOptions: (declaration) => {
+    const read = readOptions({
+      tenant: "default",
+      deploymentId: "",
+      declaration,
+      ackMode: "on-persist",
+    });
+    return "problems" in read ? read.problems : [];
+  },
   // The sink sends over the running engine's channels' connections, so it comes with each instance.
   registerSinks(_sinks: Registry<Sink>) {},
 };
