@@ -5,13 +5,15 @@
  * the commit and a later write can lose the mark. On PGlite (the engine's
  * embedded directory) and on the PostgreSQL server (the engine's schema).
  * The flip the commit made is counted by `sutra.coverage.path_covered`.
+ * Cross-process fragments commit with their steps too, and add up to the
+ * end-to-end route once one case walked it all.
  */
 import assert from "node:assert/strict";
 import "../../io/datastores/mod.ts";
 import type { RunningEngine } from "../../engine/runtime/mod.ts";
 import { parsePrometheusText } from "../support/prometheus_text.ts";
 import { tier2Test, withServerDatabase } from "../support/test_database.ts";
-import { bootEngine, get, post, sealDir } from "../runtime/support.ts";
+import { bootEngine, get, post, sealDir, until } from "../runtime/support.ts";
 
 async function marksInStepTransaction(engine: RunningEngine): Promise<void> {
   await engine.deployments.deploy(await sealDir("tests/coverage/fixtures/gate"));
@@ -70,3 +72,35 @@ tier2Test(
       }
     }),
 );
+
+Deno.test("coverage on the engine's embedded database: fragments commit with their steps", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sutra-coverage-commit-" });
+  const engine = await bootEngine({
+    url: `file://${dir}`,
+    env: { COVERAGE_DB_URL: `pglite:${dir}` },
+  });
+  try {
+    await engine.deployments.deploy(await sealDir("tests/coverage/fixtures/relay"));
+    const { deploymentId, slot } = engine.deployments.registry.list()[0];
+    assert.equal((await post(engine, "/channels/rl-in", { caseId: "a1", ok: true })).status, 200);
+    const accepted = "urn:sutra:coverage:e2e:accepted";
+    await until(async () => {
+      const { rows } = await engine.database.query(
+        "select covered from coverage_metric where deployment_id = $1 and route_id = $2",
+        [deploymentId, accepted],
+      );
+      return rows[0]?.covered === true;
+    });
+    const { rows } = await engine.database.query<{ n: number }>(
+      "select count(distinct process_id)::int as n from coverage_fragment where deployment_id = $1",
+      [deploymentId],
+    );
+    assert.equal(rows[0].n, 3);
+    assert.deepEqual((await get(engine, `/admin/coverage/${slot}`)).body.uncovered, [
+      "urn:sutra:coverage:e2e:rejected",
+    ]);
+  } finally {
+    await engine.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
