@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { configKeys, createLogger, DiagnosticError, loadConfig } from "../../engine/core/mod.ts";
 import { type Database, openDatabase, SqlError } from "../../engine/persistence/mod.ts";
 import {
+  enforcesRowSecurity,
   EVERY_TENANT,
   prepareEngineDatabase,
   scopeToTenant,
@@ -38,6 +39,8 @@ tier2Test(
     withRoles((roles) =>
       withRuntime(as(roles.app), async (db) => {
         await prepare(db, roles);
+        // Confined, so the engine narrows each tenant's step writes to that tenant.
+        assert.equal(enforcesRowSecurity(db), true);
         await db.transaction(async (tx) => {
           await scopeToTenant(tx, EVERY_TENANT);
           await tx.query(insertInstance, ["acme", "i-acme"]);
@@ -109,6 +112,7 @@ Deno.test("on the embedded database the policies apply without changing what the
       registry: configKeys,
     });
     const applied = await prepareEngineDatabase(db, { config, logger });
+    assert.equal(enforcesRowSecurity(db), false);
     assert.ok(applied.some((m) => m.name === "row-security"));
     await db.query(insertInstance, ["acme", "i-1"]);
     assert.equal((await db.query("select 1 from instances where tenant = 'acme'")).rows.length, 1);

@@ -30,6 +30,20 @@ import { DATASOURCE_MIGRATION_URL, DATASOURCE_SCHEMA } from "../settings.ts";
 /** The `sutra.tenant` value of the engine's own fleet-wide work: every tenant. */
 export const EVERY_TENANT = "*";
 
+// The databases whose engine role the policies confine (checked at boot): only their commits
+// pay for narrowing each tenant's statements to it.
+const enforcing = new WeakSet<Database>();
+
+/**
+ * Whether the policies confine the engine's role on `db`, so a transaction
+ * doing one tenant's work should narrow itself ({@link scopeToTenant}).
+ * False on the embedded database and with one role for migrating and
+ * running, where PostgreSQL skips the policies anyway.
+ */
+export function enforcesRowSecurity(db: Database): boolean {
+  return enforcing.has(db);
+}
+
 /** Why row-level security would not confine a role; empty when it would. */
 export interface RoleBypass {
   readonly role: string;
@@ -148,6 +162,7 @@ export async function prepareEngineDatabase(
   }
   const bypass = await roleBypass(database);
   if (bypasses(bypass)) throw new DiagnosticError(bypassDiagnostic(bypass, true));
+  enforcing.add(database);
   return applied;
 }
 
