@@ -133,27 +133,42 @@ export interface BatchedClaim extends ClaimOptions {
   readonly key: ClaimKey;
 }
 
-// The compare-and-set of `claimInstance`, for many instances of one tenant ($1; their ids $2
-// first, so the plan probes the key), each row naming its owner, staleness and alias.
-const CLAIM_INSTANCES = `update instances as i set owner = v.owner, claimed_at = now()
-  from ${
-  jsonRecords("v", {
-    instance_id: "text",
-    owner: "text",
-    stale_secs: "double precision",
-    through_name: "text",
-    through_value: "text",
-  }, "$3")
-}
+/**
+ * The compare-and-set of {@link claimInstance} for the instances of one
+ * tenant ($1; their ids $2 first, so the plan probes the key), each claim a
+ * row of `claims` naming its instance, owner, staleness and alias.
+ */
+function claimStatement(claims: string): string {
+  return `update instances as i set owner = v.owner, claimed_at = now()
+  from ${claims}
   where i.tenant = $1 and i.instance_id = any($2::text[]) and i.instance_id = v.instance_id
     and (i.owner is null or i.owner = v.owner
       or i.claimed_at < now() - make_interval(secs => v.stale_secs))
     and i.status in ('RUNNING', 'SUSPENDED')
     and (select set_config('synchronous_commit', 'off', true)) = 'off'
     and (v.through_name is null or i.instance_id = (${
-  holders({ tenant: "$1", name: "v.through_name", value: "v.through_value" })
-} limit 1))
+    holders({ tenant: "$1", name: "v.through_name", value: "v.through_value" })
+  } limit 1))
   returning i.instance_id, i.owner, i.deployment_id, i.process_id, ${SNAPSHOT_COLUMN}`;
+}
+
+const CLAIM_COLUMNS = {
+  instance_id: "text",
+  owner: "text",
+  stale_secs: "double precision",
+  through_name: "text",
+  through_value: "text",
+};
+
+// A lone claim's row as scalar parameters ($3…): the server reads them for less than one JSON row.
+const CLAIM_ONE = claimStatement(
+  `(select ${
+    Object.entries(CLAIM_COLUMNS).map(([name, type], n) => `$${n + 3}::${type} as ${name}`)
+      .join(", ")
+  }) as v`,
+);
+
+const CLAIM_MANY = claimStatement(jsonRecords("v", CLAIM_COLUMNS, "$3"));
 
 /**
  * Takes the claims of `batch` (one tenant's) in one statement, as
@@ -183,7 +198,16 @@ export async function claimInstances(
       process_id: string;
       snapshot: string;
     }
-  >(CLAIM_INSTANCES, [tenant, [...new Set(rows.map((r) => r.instance_id))], rows]);
+  >(
+    rows.length === 1 ? CLAIM_ONE : CLAIM_MANY,
+    [
+      tenant,
+      [...new Set(rows.map((r) => r.instance_id))],
+      ...(rows.length === 1
+        ? Object.keys(CLAIM_COLUMNS).map((c) => rows[0][c as keyof (typeof rows)[0]])
+        : [rows]),
+    ],
+  );
   const byClaim = new Map(taken.map((r) => [`${r.instance_id}\u0000${r.owner}`, r]));
   return batch.map(({ key }) => {
     const r = byClaim.get(`${key.instanceId}\u0000${key.owner}`);
