@@ -11,6 +11,8 @@ export const BROKER_CODES = {
     "A broker connection dropped or could not be made; the transport reconnects with backoff.",
   "SUTRA.BROKER.DESTINATION_INVALID":
     "An outbound broker destination cannot be parsed (e.g. not rabbitmq://<exchange>/<routing-key>).",
+  "SUTRA.BROKER.LOGIN_REFUSED":
+    "The brokers refused a channel's login (a wrong username or password, a mechanism they do not enable); it retries with backoff.",
   "SUTRA.BROKER.OPTIONS_INVALID":
     "A broker channel's options block has a wrong or unknown key; that channel is not consumed.",
   "SUTRA.BROKER.PUBLISH_FAILED":

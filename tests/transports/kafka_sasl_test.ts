@@ -89,7 +89,7 @@ tier2Test(
       consumer.start();
       await until(() => Promise.resolve(lines.some((l) => String(l.error).includes("SASL"))));
       const refused = lines.find((l) => String(l.error).includes("SASL"))!;
-      assert.equal(refused.code, "SUTRA.BROKER.CONNECTION_LOST");
+      assert.equal(refused.code, "SUTRA.BROKER.LOGIN_REFUSED");
       assert.match(String(refused.error), /refused the channel's SASL login \(plain\)/);
       assert.match(String(refused.error), /invalid credentials for user sutra/);
       assert.ok(!lines.some((l) => l.message === "consuming"), "a refused login consumed");

@@ -28,7 +28,7 @@
  *
  * @module
  */
-import type { Diagnostic } from "../../../engine/core/diagnostic.ts";
+import { type Diagnostic, diagnostic, DiagnosticError } from "../../../engine/core/diagnostic.ts";
 import { errorMessage } from "../../../engine/core/errors.ts";
 import type { Logger } from "../../../engine/core/log.ts";
 import type {
@@ -457,8 +457,11 @@ function loginRefused(error: unknown, o: KafkaChannelOptions): Error | undefined
   if (!(error instanceof Error) || error.name !== "KafkaJSSASLAuthenticationError") {
     return undefined;
   }
-  return new Error(
-    `the brokers refused the channel's SASL login (${o.sasl?.mechanism ?? "none"}): ` +
+  const mechanism = o.sasl?.mechanism ?? "none";
+  return new DiagnosticError(diagnostic(
+    "SUTRA.BROKER.LOGIN_REFUSED",
+    `the brokers refused the channel's SASL login (${mechanism}): ` +
       `${error.message}; check its sasl username and password`,
-  );
+    { attributes: { mechanism } },
+  ));
 }
