@@ -1,6 +1,7 @@
 /**
  * OTLP/HTTP export with JSON bodies, off the hot path: ended spans go into
- * a bounded queue (a full queue drops the newest and counts it), a timer
+ * a bounded queue, written at once as request bytes (a full queue drops the
+ * newest and counts it), a timer
  * sends them in batches, one request at a time, each with a deadline.
  * Meters are collected and sent on the same timer. A collector that is
  * down or slow costs the engine nothing but the dropped telemetry: no
@@ -14,7 +15,8 @@ import type { Logger } from "../../core/log.ts";
 import { errorMessage } from "../../core/errors.ts";
 import type { FinishedSpan } from "./tracer.ts";
 import type { MetricRegistry } from "./metrics.ts";
-import { logsRequest, metricsRequest, type Scope, spanJson, tracesEnvelope } from "./otlp_json.ts";
+import { logsRequest, metricsRequest, type Scope, tracesEnvelope } from "./otlp_json.ts";
+import { SpanBatches } from "./span_batches.ts";
 import type { ExportedLog, LogSink } from "./log_context.ts";
 import { DeltaBaseline, type Temporality } from "./temporality.ts";
 import { nowMs } from "./tracer.ts";
@@ -56,10 +58,9 @@ export class OtlpExporter implements LogSink {
   readonly #o: OtlpExporterOptions;
   readonly #capacity: number;
   readonly #batchSize: number;
-  #queue: FinishedSpan[] = [];
+  readonly #batches: SpanBatches;
   /** Spans taken off the queue for sending and not sent yet: they still count against its room. */
   #sending = 0;
-  readonly #envelope: readonly [head: string, tail: string];
   #logs: ExportedLog[] = [];
   #timer: ReturnType<typeof setInterval> | undefined;
   #inFlight: Promise<void> | undefined;
@@ -82,7 +83,8 @@ export class OtlpExporter implements LogSink {
     this.#o = options;
     this.#capacity = options.queueCapacity ?? 2_048;
     this.#batchSize = options.batchSize ?? 512;
-    this.#envelope = tracesEnvelope(options.resource, options.scope);
+    const [head, tail] = tracesEnvelope(options.resource, options.scope);
+    this.#batches = new SpanBatches({ head, tail, batchSize: this.#batchSize });
     if (options.temporality === "delta") this.#deltas = new DeltaBaseline();
   }
 
@@ -92,12 +94,12 @@ export class OtlpExporter implements LogSink {
    * timer (one request at a time: while one is out, spans queue up).
    */
   enqueue(span: FinishedSpan): void {
-    if (this.#queue.length + this.#sending >= this.#capacity) {
+    if (this.#batches.size + this.#sending >= this.#capacity) {
       this.stats.droppedSpans++;
       return;
     }
-    this.#queue.push(span);
-    if (this.#queue.length >= this.#batchSize && !this.#inFlight && this.#timer !== undefined) {
+    this.#batches.add(span);
+    if (this.#batches.ready && !this.#inFlight && this.#timer !== undefined) {
       void this.#tick(false);
     }
   }
@@ -144,16 +146,13 @@ export class OtlpExporter implements LogSink {
   /** Sends the spans queued now, in batches; the meters too unless only a full batch was due. */
   async #send(withMeters: boolean): Promise<void> {
     // What is queued now is taken at once; spans ended meanwhile queue up anew.
-    const due = this.#queue;
-    this.#queue = [];
-    this.#sending = due.length;
-    const [head, tail] = this.#envelope;
+    const due = this.#batches.take();
+    this.#sending = due.reduce((n, batch) => n + batch.spans, 0);
     try {
-      for (let at = 0; at < due.length; at += this.#batchSize) {
-        const batch = due.slice(at, at + this.#batchSize);
-        const body = head + batch.map(spanJson).join(",") + tail;
-        if (await this.#post("/v1/traces", body)) this.stats.exportedSpans += batch.length;
-        this.#sending -= batch.length;
+      for (const batch of due) {
+        if (await this.#post("/v1/traces", batch.body)) this.stats.exportedSpans += batch.spans;
+        this.#sending -= batch.spans;
+        this.#batches.release(batch);
       }
     } finally {
       this.#sending = 0;
@@ -182,7 +181,7 @@ export class OtlpExporter implements LogSink {
   }
 
   /** One request; true when the collector took it. Failures are logged on the change only. */
-  async #post(path: string, body: string): Promise<boolean> {
+  async #post(path: string, body: string | Uint8Array<ArrayBuffer>): Promise<boolean> {
     const url = this.#o.endpoint.replace(/\/+$/, "") + path;
     try {
       const response = await fetch(url, {
