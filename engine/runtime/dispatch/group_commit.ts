@@ -36,6 +36,7 @@ import { CommitInDoubtError, type Database, type Transaction } from "../../persi
 import { commitSteps, inOrder, type StepCommit } from "../instances/repository.ts";
 import { type Capture, type CapturedMark, markCaptured, storeCaptures } from "./inbox.ts";
 import { type DeliveryRecord, recordDeliveries } from "./dedup.ts";
+import { enforcesRowSecurity, scopeToTenant } from "../tenancy/row_security.ts";
 
 /** Statements of one commit. */
 export type CommitWork = (tx: Transaction) => Promise<unknown>;
@@ -121,7 +122,7 @@ class Line {
     try {
       // The members' statements are pipelined on the one connection; waiting
       // for all of them leaves none running when a failure rolls back.
-      await this.#db.transaction((tx) => write(tx, group));
+      await this.#db.transaction((tx) => write(tx, group, enforcesRowSecurity(this.#db)));
     } catch (error) {
       // Running them again could apply a commit that did happen a second time.
       if (error instanceof CommitInDoubtError) {
@@ -136,7 +137,7 @@ class Line {
 
   async #alone(member: Member): Promise<void> {
     try {
-      await this.#db.transaction((tx) => write(tx, [member]));
+      await this.#db.transaction((tx) => write(tx, [member], enforcesRowSecurity(this.#db)));
       member.resolve();
     } catch (error) {
       member.reject(error);
@@ -144,16 +145,29 @@ class Line {
   }
 }
 
-function write(tx: Transaction, members: readonly Member[]): Promise<void> {
+/**
+ * The members' writes. Under row-level security (`narrow`), the statements
+ * that span the group's tenants (captures, marks, dedup records, work) run
+ * first in the session's every-tenant scope, and then each tenant's steps in
+ * a scope narrowed to that tenant, so no step statement can reach another
+ * tenant's rows: one more round trip per tenant in the group.
+ */
+async function write(tx: Transaction, members: readonly Member[], narrow: boolean): Promise<void> {
   const steps = members.flatMap((m) => m.step ? [m.step] : []);
   const capturing = members.filter((m) => m.capture);
-  return inOrder([
-    ...(steps.length > 0 ? [commitSteps(tx, steps)] : []),
+  const spanning = () => [
     ...(capturing.length > 0 ? [storeAll(tx, capturing)] : []),
     markCaptured(tx, members.flatMap((m) => m.captured ? [m.captured] : [])),
     recordDeliveries(tx, members.flatMap((m) => m.delivered ? [m.delivered] : [])),
     ...members.flatMap((m) => m.work ? [m.work(tx)] : []),
-  ]);
+  ];
+  if (!narrow) {
+    return await inOrder([...(steps.length > 0 ? [commitSteps(tx, steps)] : []), ...spanning()]);
+  }
+  await inOrder(spanning());
+  for (const [tenant, own] of Map.groupBy(steps, (s) => s.tenant)) {
+    await inOrder([scopeToTenant(tx, tenant), commitSteps(tx, own)]);
+  }
 }
 
 /** Stores the members' captures in one statement and tells each whether its was stored. */
