@@ -55,5 +55,7 @@ Deno.test("tenant quotas answer 429 with Retry-After and recover", async () => {
     const wait = Number(limited.headers.get("retry-after"));
     assert.ok(wait >= 1 && wait <= 60, `Retry-After ${wait}`);
     assert.equal((await get(engine, "/admin/tenants/demo/usage")).body.inboundLastMinute, 5);
+    const api = (await get(engine, "/admin/openapi.json")).body as { paths: object };
+    assert.ok("/admin/tenants/{tenant}/usage" in api.paths);
   });
 });

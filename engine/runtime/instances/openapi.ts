@@ -381,6 +381,31 @@ export function adminOpenApi(): Json {
           }, { 400: "A query parameter is unknown or invalid (SUTRA.ADMIN.QUERY.*)." }),
         },
       },
+      "/admin/tenants/{tenant}/usage": {
+        get: {
+          summary:
+            "A tenant's use of its quotas: live instances (fleet) and messages in the last minute (this replica)",
+          description: operate,
+          parameters: [{
+            name: "tenant",
+            in: "path",
+            required: true,
+            description: "The tenant label of the packages.",
+            schema: { type: "string" },
+          }],
+          responses: responses("The usage; a limit the tenant does not have is left out.", {
+            type: "object",
+            required: ["tenant", "liveInstances", "inboundLastMinute"],
+            properties: {
+              tenant: { type: "string" },
+              liveInstances: { type: "integer" },
+              maxConcurrentInstances: { type: "integer" },
+              inboundLastMinute: { type: "integer" },
+              maxInboundRatePerMinute: { type: "integer" },
+            },
+          }),
+        },
+      },
       "/admin/openapi.json": {
         get: {
           summary: "This document",
