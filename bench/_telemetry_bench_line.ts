@@ -6,7 +6,7 @@
  * engine with telemetry off, alternating the two so drift on a busy
  * machine falls on both. The receiver runs in a process of its own, as a
  * collector would, so its JSON parsing does not share the engine's event
- * loop. Prints one rate line per variant, then the overhead (target
+ * loop, and keeps nothing. Prints one rate line per variant, then the overhead (target
  * ≤ 0.10) twice, each the median over the rounds of a traced run against
  * the plain run just before it: in throughput (`1 - traced/plain`) and in
  * the engine process's CPU per message (`traced/plain - 1`), the steadier
@@ -60,18 +60,42 @@ export interface TelemetryBenchResult {
 
 const RECEIVER_FLAG = "--otlp-receiver";
 
-/** The receiver process: prints its URL, and what it received once its stdin closes. */
+/**
+ * The receiver process: an OTLP/HTTP endpoint that checks and counts what it
+ * is sent and keeps nothing, as a collector forwarding it elsewhere would
+ * (the tests' receiver keeps every span, whose memory and collection would
+ * weigh on a machine the engine shares). Prints its URL, and what it
+ * received once its stdin closes.
+ */
 async function receiverProcess(): Promise<void> {
-  const { startOtlpReceiver } = await import("../tests/support/otlp_receiver.ts");
-  const receiver = startOtlpReceiver();
-  console.log(receiver.url);
+  let spans = 0;
+  const requests: Record<string, number> = {};
+  const protocolErrors: string[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+    const path = new URL(req.url).pathname;
+    requests[path] = (requests[path] ?? 0) + 1;
+    try {
+      if (!req.headers.get("content-type")?.startsWith("application/json")) {
+        throw new Error(`content-type ${req.headers.get("content-type")}`);
+      }
+      const body = await req.json();
+      if (path === "/v1/traces") {
+        for (const rs of body.resourceSpans) {
+          for (const ss of rs.scopeSpans) spans += ss.spans.length;
+        }
+      } else if (path !== "/v1/metrics" && path !== "/v1/logs") {
+        return new Response(null, { status: 404 });
+      }
+      return Response.json({});
+    } catch (error) {
+      protocolErrors.push(`${path}: ${error instanceof Error ? error.message : error}`);
+      return new Response(null, { status: 400 });
+    }
+  });
+  console.log(`http://127.0.0.1:${server.addr.port}`);
   for await (const _ of Deno.stdin.readable) { /* runs until the parent closes stdin */ }
-  console.log(JSON.stringify({
-    spans: receiver.spans().length,
-    requests: Object.fromEntries(receiver.requests),
-    protocolErrors: receiver.protocolErrors.length,
-  }));
-  await receiver.close();
+  console.log(JSON.stringify({ spans, requests, protocolErrors: protocolErrors.length }));
+  await server.shutdown();
 }
 
 /** Starts the receiver process; resolves to its URL and a stop that answers its counts. */
