@@ -31,6 +31,7 @@ import {
 import { errorMessage } from "../engine/core/errors.ts";
 import { defaultResolveContext, resolveReference } from "../engine/core/secrets.ts";
 import { DEFAULT_LIMITS, type TransportCatalog } from "../engine/package/mod.ts";
+import { type Database, mergeCredentials, openDatabase } from "../engine/persistence/mod.ts";
 import {
   COVERAGE_STORE_NAME,
   coverageReport,
@@ -87,10 +88,12 @@ check:
   --database-url URL           the coverage store's database (env SUTRA_DB_URL); default: the
                                store's own url-ref resolved from the environment
   --user USER / --password P   credentials merged into the URL (env SUTRA_DB_USERNAME / _PASSWORD)
+  --schema NAME                the store is the engine's database and its tables sit in the
+                               engine's schema NAME (env SUTRA_DB_SCHEMA; PostgreSQL or pglite:)
   --threshold P                exit 1 when covered% < P (default 100)
 
 reset:
-  --archive FILE, --database-url URL, --user, --password as for check
+  --archive FILE, --database-url URL, --user, --password, --schema as for check
 
 Common:
   --format text|json           output format (default text)
@@ -107,6 +110,7 @@ const FLAGS = {
   "database-url": { type: "string" },
   user: { type: "string" },
   password: { type: "string" },
+  schema: { type: "string" },
   threshold: { type: "string" },
   format: { type: "string" },
 } as const;
@@ -228,7 +232,7 @@ async function gate(
     );
     return pass ? 0 : 1;
   } finally {
-    await target.store.close();
+    await target.close();
   }
 }
 
@@ -249,7 +253,7 @@ async function reset(
     );
     return 0;
   } finally {
-    await target.store.close();
+    await target.close();
   }
 }
 
@@ -293,8 +297,19 @@ async function openArchiveStore(
   }
   const user = stringFlag(args, "user") ?? env("SUTRA_DB_USERNAME");
   const password = stringFlag(args, "password") ?? env("SUTRA_DB_PASSWORD");
+  const schema = stringFlag(args, "schema") ?? env("SUTRA_DB_SCHEMA");
+  let engine: Database | undefined;
   let store: CoverageStore;
   try {
+    // A store on the engine's database has its tables in the engine's schema: the database is
+    // opened the way the engine opens it, and the store is served over it as in the engine.
+    engine = schema === undefined ? undefined : await openDatabase(
+      mergeCredentials(url.replace(/^pglite:(?!memory)/i, "file://"), {
+        username: user,
+        password,
+      }),
+      { schema },
+    );
     store = await coverageStoreProviders.get(decl.type)!.open({
       name: COVERAGE_STORE_NAME,
       type: decl.type,
@@ -303,15 +318,25 @@ async function openArchiveStore(
         ...(user === undefined ? {} : { "username-ref": user }),
         ...(password === undefined ? {} : { "password-ref": password }),
       },
-    }, { resolve });
+    }, { resolve, engineDatabase: engine });
   } catch (error) {
+    await engine?.close();
     const reason = error instanceof DiagnosticError
       ? error.diagnostics.map((d) => d.message).join("; ")
       : errorMessage(error);
     throw storeMissing(deploymentId, `its coverage store could not be opened: ${reason}`);
   }
   const declared = declaredRoutes(pkg, plans.values());
-  return { store, declared, deploymentId, routeIds: routeIds(declared) };
+  return {
+    store,
+    declared,
+    deploymentId,
+    routeIds: routeIds(declared),
+    close: async () => {
+      await store.close();
+      await engine?.close();
+    },
+  };
 }
 
 function storeMissing(deploymentId: string, why: string): DiagnosticError {

@@ -5,6 +5,9 @@ import { readPackageDir, sealPackage } from "../engine/package/mod.ts";
 import { captureIo } from "../tests/support/cli_io.ts";
 import { sealDir } from "../tests/runtime/support.ts";
 import { eachCoverageTarget, openCoverageStore } from "../tests/coverage/_support.ts";
+import { tier2Test, withServerDatabase } from "../tests/support/test_database.ts";
+import { defaultResolveContext } from "../engine/core/secrets.ts";
+import { coverageStoreProviders } from "../engine/runtime/coverage/mod.ts";
 import { UsageError } from "./command.ts";
 import { coverageCommand } from "./coverage.ts";
 
@@ -122,6 +125,49 @@ eachCoverageTarget(
     }
   },
   { reopenable: true },
+);
+
+tier2Test(
+  "check --archive --schema: reads the store the engine keeps in its schema",
+  () =>
+    withServerDatabase(async (db, target) => {
+      const dir = await Deno.makeTempDir({ prefix: "sutra_coverage_gate_" });
+      try {
+        const archive = join(dir, "gate.sutra");
+        await Deno.writeFile(archive, await sealDir("tests/coverage/fixtures/gate"));
+        const gate = async () =>
+          JSON.parse(
+            (await run([
+              "check",
+              "--archive",
+              archive,
+              "--database-url",
+              target.url,
+              "--schema",
+              target.schema,
+              "--threshold",
+              "0",
+              "--format",
+              "json",
+            ])).out,
+          );
+        const { deploymentId, covered } = await gate();
+        assert.equal(covered, 0);
+        // The engine marks accept in its own database, where the store's tables sit in its schema.
+        const store = await coverageStoreProviders.get("sql")!.open(
+          { name: "coverage", type: "sql", settings: { "url-ref": target.url } },
+          { resolve: defaultResolveContext({}), engineDatabase: db },
+        );
+        try {
+          assert.deepEqual(await store.write(deploymentId, { marks: ["accept"] }), ["accept"]);
+        } finally {
+          await store.close();
+        }
+        assert.deepEqual((await gate()).uncovered, ["reject"]);
+      } finally {
+        await Deno.remove(dir, { recursive: true });
+      }
+    }),
 );
 
 Deno.test("check --archive: an unreachable store fails with STORE_MISSING, not 0%", async () => {
