@@ -919,9 +919,14 @@ export function fromJs(x: unknown): FeelValue {
 }
 
 function numberToJs(d: Decimal): number | string {
-  const n = d.toNumber();
-  if (d.isInteger() ? Number.isSafeInteger(n) : new FeelDecimal(n).eq(d)) return n === 0 ? 0 : n;
-  return d.toString();
+  if (d.isInteger()) {
+    const n = d.toNumber();
+    return Number.isSafeInteger(n) ? n + 0 : d.toString();
+  }
+  const text = d.toString();
+  const n = Number(text);
+  // A number printing as the decimal's own text round-trips; only the rest needs the decimal comparison.
+  return String(n) === text || new FeelDecimal(n).eq(d) ? n : text;
 }
 
 /**
@@ -937,12 +942,15 @@ export function toJs(v: FeelValue): unknown {
   if (v instanceof FeelContext) {
     const o: Record<string, unknown> = {};
     for (const [k, x] of v.entries) {
-      Object.defineProperty(o, k, {
-        value: toJs(x),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+      // Assigning "__proto__" would set the prototype instead of making an entry.
+      if (k === "__proto__") {
+        Object.defineProperty(o, k, {
+          value: toJs(x),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      } else o[k] = toJs(x);
     }
     return o;
   }

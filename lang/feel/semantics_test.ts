@@ -409,6 +409,15 @@ Deno.test("fromJs and toJs", () => {
   });
   assert.equal(toJs(n("0.1")), 0.1);
   assert.equal(toJs(n("12345678901234567890.5")), "12345678901234567890.5");
+  // JS prints these in exponent form, the decimal in full: they still come out as numbers.
+  assert.equal(toJs(n("0.00000015")), 1.5e-7);
+  assert.equal(toJs(n("-0.0000001")), -1e-7);
+  assert.equal(
+    toJs(n("0.1000000000000000000000000000000001")),
+    "0.1000000000000000000000000000000001",
+  );
+  assert.equal(toJs(n("9007199254740993")), "9007199254740993");
+  assert.ok(Object.is(toJs(n("-0")), 0));
   assert.equal(toJs(t("P1DT1H")), "P1DT1H");
   assert.equal(toJs(feelRange(n(1), true, n(2), false)), "[1..2)");
   const proto = toJs(new FeelContext(new Map<string, FeelValue>([["__proto__", n(1)]]))) as Record<
