@@ -60,7 +60,7 @@ export const HTTP_IDLE_TIMEOUT = defineKey({
   min: 100,
   max: 3_600_000,
   description:
-    "A connection that sends no byte of a next request for this long (a fresh one included) is closed.",
+    "A connection with no request in progress this long after its last answer is closed (a new one: the shorter of this and sutra.http.header-timeout).",
 });
 
 /** How long a request's head may take to arrive. */
@@ -71,7 +71,7 @@ export const HTTP_HEADER_TIMEOUT = defineKey({
   min: 100,
   max: 3_600_000,
   description:
-    "A request line and headers not complete this long after their first byte are answered 408 SUTRA.HTTP.REQUEST_TIMEOUT and the connection closed.",
+    "A new connection that has not sent a complete request head this long after it opened is closed without an answer.",
 });
 
 /** How long a request's body may take to arrive. */
