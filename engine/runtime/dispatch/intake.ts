@@ -109,6 +109,8 @@ interface Attempt {
   consumer?: { readonly route: Route; readonly instanceId?: string };
   /** A step committed with the capture, marking it done in the same transaction. */
   consumedCapture?: boolean;
+  /** This run looked its relay's own idempotency key up already: no earlier delivery had it. */
+  relayKeyChecked?: boolean;
 }
 
 /** The node a message is for: a relay's carries the instance it correlated with. */
@@ -542,6 +544,7 @@ export class Dispatcher {
       );
       const earlier = await earlierDelivery(this.#o.db, key);
       if (earlier) return { kind: "settled", instances: [earlier] };
+      attempt.relayKeyChecked = true;
     }
     return await this.#consumeAll(
       { delivery, channel, resolved, message, admission },
@@ -667,7 +670,9 @@ export class Dispatcher {
       this.#scope(screened),
       screened.idempotencyKey,
     );
-    const earlier = dedup && await earlierDelivery(this.#o.db, dedup);
+    // The delivery's own key is the relay's dedup key: looked up before correlation, if this run
+    // did (a twin committing since then is refused by the commit's record).
+    const earlier = dedup && !attempt.relayKeyChecked && await earlierDelivery(this.#o.db, dedup);
     if (earlier) return { kind: "settled", instances: [earlier] };
     // The one handoff: resolved on the arrival lane, run on the instance's lane.
     const outcome = await this.#onLane(
