@@ -1,7 +1,8 @@
 /**
  * The executor's ports for a deployment: the engine clock, the package's
  * own templates (`templates/`), its decisions and rulesets (`rules/`:
- * `.dmn` models and `.srl` files) and its data stores (`datastores.yaml`).
+ * `.dmn` models and `.srl` files), its data stores (`datastores.yaml`) and
+ * the engine's registered tasks (the coverage ops, `registered:coverage:…`).
  *
  * The stateless ports are built once per deployment. Data stores are
  * opened once per deployment too, on first use, by {@link DeploymentStores};
@@ -28,6 +29,7 @@ import {
 import type { DecisionOutcome, DecisionRequest, Ports } from "../../executor/mod.ts";
 import type { LoadedPackage } from "../../package/mod.ts";
 import type { ActiveDeployment, DeploymentRegistry } from "../deployments/registry.ts";
+import { coverageTasks } from "../coverage/mod.ts";
 import { errorMessage } from "../../core/errors.ts";
 import { offLane } from "./lanes.ts";
 
@@ -53,6 +55,8 @@ export function portsFor(deployment: ActiveDeployment, clock: Clock): Ports {
         },
       },
       decisions: { evaluate: (request) => decide(deployment.package, request, clock) },
+      // The engine's own registered tasks: the coverage ops a package's admin channels call.
+      tasks: coverageTasks(deployment),
     };
     cache.set(deployment, ports);
   }
