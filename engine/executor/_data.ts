@@ -103,9 +103,17 @@ function markInput(marks: Map<string, string>, name: string, mark: string | unde
   if (mark !== undefined && !marks.has(name)) marks.set(name, mark);
 }
 
+/** {@link roots} by expression: plans are immutable and an expression's inputs are read on every step. */
+const rootsOf = new WeakMap<PlanExpression, string[]>();
+
 /** The names an expression reads (the first segment of each path). */
 function roots(expr: PlanExpression): string[] {
-  return expr.paths.map((p) => p.split(".")[0]);
+  let names = rootsOf.get(expr);
+  if (names === undefined) {
+    names = expr.paths.map((p) => p.split(".")[0]);
+    rootsOf.set(expr, names);
+  }
+  return names;
 }
 
 /** Applies the node's output associations with `result` (and `extra` names) visible. */

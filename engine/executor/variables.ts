@@ -88,22 +88,23 @@ function withPath(base: FeelValue, path: readonly string[], value: FeelValue): F
 
 /**
  * Every visible variable from `scope` outward (inner names hide outer ones),
- * with `overlay` on top. A root-only view with no overlay shares the
- * scope's map instead of copying it.
+ * with `overlay` on top. A root-only view with no (or an empty) overlay
+ * shares the scope's map instead of copying it.
  */
 export function visible(
   state: InstanceState,
   scope: ScopeInstance,
   overlay?: ReadonlyMap<string, FeelValue>,
 ): Map<string, FeelValue> {
-  if ((scope.parent === undefined || scope.kind === "call") && overlay === undefined) {
+  const over = overlay !== undefined && overlay.size > 0 ? overlay : undefined;
+  if ((scope.parent === undefined || scope.kind === "call") && over === undefined) {
     return scope.vars;
   }
   const chain: ScopeInstance[] = [];
   for (let s: ScopeInstance | undefined = scope; s; s = outer(state, s)) chain.push(s);
   const merged = new Map<string, FeelValue>();
   for (let i = chain.length - 1; i >= 0; i--) for (const [k, v] of chain[i].vars) merged.set(k, v);
-  if (overlay) { for (const [k, v] of overlay) merged.set(k, v); }
+  if (over) { for (const [k, v] of over) merged.set(k, v); }
   return merged;
 }
 
