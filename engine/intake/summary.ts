@@ -48,11 +48,21 @@ function view(i: Issue): IssueView {
   });
 }
 
+/** The summary of a message without issues: frozen, so every clean message shares it. */
+const CLEAN: ValidationSummary = Object.freeze({
+  outcome: "OK",
+  tier: null,
+  firstReasonCode: null,
+  firstIssue: null,
+  issues: Object.freeze([]),
+});
+
 /** Summarises the accumulated issues. */
 export function summarizeValidation(
   structural: readonly Issue[],
   content: readonly Issue[],
 ): ValidationSummary {
+  if (structural.length === 0 && content.length === 0) return CLEAN;
   const tagged = [
     ...structural.map((i) => ({ issue: view(i), tier: "structural" as const })),
     ...content.map((i) => ({ issue: view(i), tier: "content" as const })),
