@@ -39,7 +39,7 @@ function scaleArg(
 ): number | null {
   if (!isNum(v)) return fail(env, fn, `scale must be a number, got ${describe(v)}`);
   if (!truncate && !v.isInteger()) return fail(env, fn, "scale must be an integer");
-  const s = v.trunc().toNumber();
+  const s = (v.isInteger() ? v : v.trunc()).toNumber();
   if (s < MIN_SCALE || s > MAX_SCALE) {
     return fail(env, fn, `scale must be within ${MIN_SCALE}..${MAX_SCALE}`);
   }
