@@ -6,7 +6,7 @@
  * @module
  */
 import { type Diagnostic, diagnostic, DiagnosticError, type Logger, newId } from "../core/mod.ts";
-import { RequestBodyError } from "./http_server.ts";
+import { RequestBodyError, type ServedBody, servedBody } from "./http_server.ts";
 
 /** Path parameters captured by `{name}` segments. */
 export type RouteParams = Readonly<Record<string, string>>;
@@ -214,27 +214,49 @@ export interface OverCap {
 /**
  * Reads a request body, stopping as soon as it passes `cap` bytes, so an
  * oversized body never sits in memory whole; a declared length over the cap
- * is refused before anything is read.
+ * is refused before anything is read. On a request the engine's listener
+ * serves, the read is bounded by `sutra.http.body-timeout` and a body left
+ * unread closes the connection after the answer (see {@link servedBody}).
  */
 export async function readBodyWithin(
   request: Request,
   cap: number,
 ): Promise<Uint8Array | OverCap> {
+  const served = servedBody(request);
   const declared = Number(request.headers.get("content-length") ?? "NaN");
   if (declared > cap) {
-    await request.body?.cancel();
+    await stopReading(request, served);
     return { size: declared, partial: false };
   }
   if (!request.body) return new Uint8Array(0);
+  // A declared length within the cap is read whole at once; a chunked body piece by piece.
+  const read = declared >= 0 ? request.bytes() : readUpTo(request.body, cap);
+  const body = served ? await served.within(read) : await read;
+  if (!(body instanceof Uint8Array)) await stopReading(request, served);
+  return body;
+}
+
+/** Leaves the rest of a body unread: the listener closes the connection after the answer. */
+async function stopReading(request: Request, served: ServedBody | undefined): Promise<void> {
+  // Cancelling a served body would drop the connection before the answer is written.
+  if (served) served.closeAfterAnswer();
+  else if (!request.bodyUsed) await request.body?.cancel().catch(() => {});
+}
+
+/** A chunked body's bytes, or how far it got past `cap`. */
+async function readUpTo(
+  body: ReadableStream<Uint8Array>,
+  cap: number,
+): Promise<Uint8Array | OverCap> {
   const chunks: Uint8Array[] = [];
   let total = 0;
-  const reader = request.body.getReader();
+  const reader = body.getReader();
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
     total += value.length;
     if (total > cap) {
-      await reader.cancel();
+      reader.releaseLock();
       return { size: total, partial: true };
     }
     chunks.push(value);

@@ -194,6 +194,8 @@ class Listener implements HttpServer {
   #closing = false;
   #backoff?: ReturnType<typeof setTimeout>;
   #lastWarn = new Map<string, number>();
+  // One timer for every connection's deadlines: a timer per exchange costs more than the sweep.
+  readonly #sweeper: ReturnType<typeof setInterval>;
 
   constructor(
     listener: Deno.Listener,
@@ -206,6 +208,15 @@ class Listener implements HttpServer {
     this.#handler = handler;
     this.#o = o;
     this.addr = listener.addr as Deno.NetAddr | Deno.UnixAddr;
+    const { idleTimeoutMs, headerTimeoutMs, bodyTimeoutMs } = o.limits;
+    const tick = Math.min(
+      Math.max(Math.min(idleTimeoutMs, headerTimeoutMs, bodyTimeoutMs) / 4, 10),
+      1_000,
+    );
+    this.#sweeper = setInterval(() => {
+      const now = Date.now();
+      for (const c of this.#open) c.expire(now);
+    }, tick);
     this.#accept();
   }
 
@@ -272,10 +283,12 @@ class Listener implements HttpServer {
     const open = [...this.#open];
     await Promise.all(open.map((c) => c.shutdown()));
     await Promise.all(open.map((c) => c.finished));
+    clearInterval(this.#sweeper);
   }
 
   close(): void {
     this.#stopAccepting();
+    clearInterval(this.#sweeper);
     for (const c of this.#open) c.close();
   }
 
@@ -304,15 +317,36 @@ function closeQuietly(resource: { close(): void }): void {
   }
 }
 
-/** What one exchange learned that decides whether its connection may carry another. */
-interface Exchange {
-  /** The body was left unread, timed out or broke: the connection closes after the answer. */
-  mustClose: boolean;
-  /** Stops the body's timeout once the exchange is over, whatever the handler read. */
-  stopBodyTimer?: () => void;
+/**
+ * What the listener offers whoever reads a request's body (see
+ * {@link servedBody}): the body timeout, and closing the connection after
+ * the answer when the body was not read to its end.
+ */
+export interface ServedBody {
+  /**
+   * `read` (a read of this request's body), failing with a
+   * {@link RequestBodyError} when the body does not arrive within
+   * `sutra.http.body-timeout` or cannot be read to its end.
+   */
+  within<T>(read: Promise<T>): Promise<T>;
+  /** Closes the connection once the answer is written: the rest of the body will never be read. */
+  closeAfterAnswer(): void;
 }
 
-/** One connection, served natively, watched for idleness by the engine. */
+const servedBodies = new WeakMap<Request, ServedBody>();
+
+/** What the listener offers the reader of `request`'s body; undefined for a request it did not serve. */
+export function servedBody(request: Request): ServedBody | undefined {
+  return servedBodies.get(request);
+}
+
+/** A body read in progress and when it runs out of time. */
+interface BodyWatch {
+  readonly deadline: number;
+  expire(): void;
+}
+
+/** One connection, served natively, watched by the listener's sweep. */
 class Connection {
   /** Settles once the connection is closed (never rejects). */
   readonly finished: Promise<void>;
@@ -321,15 +355,19 @@ class Connection {
   readonly #handler: HttpHandler;
   readonly #limits: HttpLimits;
   readonly #logger: Logger;
+  readonly #bodies = new Set<BodyWatch>();
   #active = 0;
-  #timer?: ReturnType<typeof setTimeout>;
-  #flush?: ReturnType<typeof setTimeout>;
+  /** When the connection, with no request in progress, is closed. */
+  #idleDeadline: number;
+  /** When a connection that must close (its answer queued) is closed. */
+  #closeAt = Infinity;
   #over = false;
 
   constructor(conn: Deno.Conn, serve: ServeConnection, handler: HttpHandler, o: ConnectionOptions) {
     this.#handler = handler;
     this.#limits = o.limits;
     this.#logger = o.logger;
+    this.#idleDeadline = Date.now() + Math.min(o.limits.idleTimeoutMs, o.limits.headerTimeoutMs);
     // A Unix socket has no Nagle delay to turn off.
     if ("setNoDelay" in conn) {
       try {
@@ -352,18 +390,28 @@ class Connection {
         this.#logger.debug("connection ended", { error: errorText(error) });
       },
     );
-    this.#watch(Math.min(this.#limits.idleTimeoutMs, this.#limits.headerTimeoutMs));
+  }
+
+  /** Acts on the deadlines passed at `now` (the listener's sweep). */
+  expire(now: number): void {
+    if (now >= this.#closeAt || (this.#active === 0 && now >= this.#idleDeadline)) {
+      this.close();
+      return;
+    }
+    for (const watch of this.#bodies) {
+      if (now >= watch.deadline) {
+        this.#bodies.delete(watch);
+        watch.expire();
+      }
+    }
   }
 
   /** Closes the connection once the answer in progress (if any) is written. */
   shutdown(): Promise<void> {
-    this.#unwatch();
     return this.#served.shutdown().catch(() => {});
   }
 
   close(): void {
-    this.#unwatch();
-    clearTimeout(this.#flush);
     if (this.#closed) return;
     try {
       this.#abort.abort();
@@ -379,35 +427,57 @@ class Connection {
 
   /** The native server let go of the connection: nothing left to close. */
   #ended(): void {
-    this.#unwatch();
-    clearTimeout(this.#flush);
     this.#over = true;
+    this.#bodies.clear();
   }
 
   async #exchange(request: Request, info: ServedRequest): Promise<Response> {
     this.#active++;
-    this.#unwatch();
-    const exchange: Exchange = { mustClose: false };
+    let mustClose = false;
     try {
       if (headBytes(request) > this.#limits.maxHeaderBytes) {
-        exchange.mustClose = true;
+        mustClose = true;
         return answer(431, headTooLarge(this.#limits.maxHeaderBytes));
       }
-      return await this.#handler(this.#watchBody(request, exchange));
+      servedBodies.set(request, {
+        within: (read) => this.#within(read, () => mustClose = true),
+        closeAfterAnswer: () => mustClose = true,
+      });
+      return await this.#handler(request);
     } catch (error) {
-      exchange.mustClose = true;
+      mustClose = true;
       return this.#unexpected(error);
     } finally {
-      exchange.stopBodyTimer?.();
-      if (--this.#active === 0) this.#watch(this.#limits.idleTimeoutMs);
+      if (--this.#active === 0) this.#idleDeadline = Date.now() + this.#limits.idleTimeoutMs;
       // The native server would wait for the rest of a body nobody reads: close once the answer is
       // out. `completed` settles when the answer is queued, not yet flushed: give it a moment.
-      if (exchange.mustClose) {
-        info.completed.finally(() => {
-          if (!this.#closed) this.#flush ??= setTimeout(() => this.close(), FLUSH_MS);
-        });
-      }
+      if (mustClose) info.completed.finally(() => this.#closeAt = Date.now() + FLUSH_MS);
     }
+  }
+
+  /** `read`, bounded by the body timeout; a failure becomes a {@link RequestBodyError}. */
+  #within<T>(read: Promise<T>, mustClose: () => void): Promise<T> {
+    const timeoutMs = this.#limits.bodyTimeoutMs;
+    const expired = Promise.withResolvers<never>();
+    const watch: BodyWatch = {
+      deadline: Date.now() + timeoutMs,
+      expire: () => expired.reject(bodyTimedOut(timeoutMs)),
+    };
+    this.#bodies.add(watch);
+    // Cancelling the native body would drop the connection before the answer: the read is left
+    // pending (it ends with the connection) and the race decides.
+    read.catch(() => {});
+    return Promise.race([read, expired.promise]).then(
+      (value) => {
+        this.#bodies.delete(watch);
+        return value;
+      },
+      (error) => {
+        this.#bodies.delete(watch);
+        mustClose();
+        throw error instanceof RequestBodyError ? error : unreadable(error);
+      },
+    );
   }
 
   #unexpected(error: unknown): Response {
@@ -417,79 +487,7 @@ class Connection {
     });
     return new Response(null, { status: 500 });
   }
-
-  /**
-   * The request as the handler sees it: its body read through a watch that
-   * starts the body timeout at the first read and turns a broken read into
-   * a {@link RequestBodyError}.
-   */
-  #watchBody(request: Request, exchange: Exchange): Request {
-    const source = request.body;
-    if (source === null) return request;
-    const reader = source.getReader();
-    const timeoutMs = this.#limits.bodyTimeoutMs;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    // Cancelling the native body would drop the connection before the 408 is written: race it instead.
-    let expired: Promise<typeof TIMED_OUT> | undefined;
-    exchange.stopBodyTimer = () => clearTimeout(timer);
-    const body = new ReadableStream<Uint8Array>({
-      pull: async (controller) => {
-        expired ??= new Promise((resolve) =>
-          timer = setTimeout(() => resolve(TIMED_OUT), timeoutMs)
-        );
-        const read = reader.read();
-        let chunk: ReadableStreamReadResult<Uint8Array> | typeof TIMED_OUT;
-        try {
-          chunk = await Promise.race([read, expired]);
-        } catch (error) {
-          clearTimeout(timer);
-          exchange.mustClose = true;
-          controller.error(unreadable(error));
-          return;
-        }
-        if (chunk === TIMED_OUT) {
-          read.catch(() => {});
-          exchange.mustClose = true;
-          controller.error(bodyTimedOut(timeoutMs));
-        } else if (chunk.done) {
-          clearTimeout(timer);
-          controller.close();
-        } else {
-          controller.enqueue(chunk.value);
-        }
-      },
-      // The handler stopped reading (a cap). The native body is left as it is (cancelling it would
-      // drop the connection before the answer): the connection closes after the answer instead.
-      cancel: () => {
-        clearTimeout(timer);
-        exchange.mustClose = true;
-      },
-    }, { highWaterMark: 0 });
-    // Built from its parts: copying the request itself would touch its signal, which Deno 2.9
-    // reports on stderr as a legacy behaviour.
-    return new Request(request.url, {
-      method: request.method,
-      headers: request.headers,
-      body,
-      duplex: "half",
-    } as RequestInit);
-  }
-
-  #watch(ms: number): void {
-    this.#unwatch();
-    if (this.#closed) return;
-    this.#timer = setTimeout(() => {
-      if (this.#active === 0) this.close();
-    }, ms);
-  }
-
-  #unwatch(): void {
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
-  }
 }
-
-const TIMED_OUT = Symbol("timed out");
 
 // How long a connection that must close stays open after its answer is queued, for the flush.
 const FLUSH_MS = 100;

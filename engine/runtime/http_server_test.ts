@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createLogger } from "../core/mod.ts";
-import { Router } from "./http_router.ts";
+import { readBodyWithin, Router } from "./http_router.ts";
 import { type HttpLimits, type HttpServer, serveHttp, serveHttpSocket } from "./http_server.ts";
 import { DiagnosticError } from "../core/diagnostic.ts";
 
@@ -27,7 +27,12 @@ function serve(limits: Partial<HttpLimits> = {}): Served {
     write: (line) => records.push(JSON.parse(line)),
   });
   const router = new Router(logger)
-    .add("POST", "/echo", async (request) => new Response(await request.bytes()))
+    .add(
+      "POST",
+      "/echo",
+      async (request) =>
+        new Response(await readBodyWithin(request, 1 << 20) as Uint8Array<ArrayBuffer>),
+    )
     .add("GET", "/hello", () => new Response("hello"));
   const server = serveHttp((r) => router.handle(r), {
     hostname: "127.0.0.1",
