@@ -5,6 +5,7 @@
  */
 import { type Config, defineKey, parseLogFilter } from "../core/mod.ts";
 import { METRIC_LABELS, parseLabelAllowlist } from "./telemetry/metrics.ts";
+import { TEMPORALITIES } from "./telemetry/temporality.ts";
 import { parseTenantLimits } from "./tenancy/tenant_limits.ts";
 
 /** TCP port of the single HTTP listener (0 picks a free port). */
@@ -205,6 +206,16 @@ export const METRICS_LABELS = defineKey({
     const parsed = parseLabelAllowlist(v);
     return typeof parsed === "string" ? parsed : undefined;
   },
+});
+
+/** How OTLP metric export counts sums and histograms. */
+export const METRICS_TEMPORALITY = defineKey({
+  key: "sutra.telemetry.metrics.temporality",
+  type: "enum",
+  values: TEMPORALITIES,
+  default: "cumulative",
+  description:
+    "How sums and histograms are exported over OTLP: cumulative (totals since the engine started) or delta (what was added since the last export the collector took; unchanged series are left out). GET /sutra/metrics is always cumulative.",
 });
 
 /** How often telemetry is sent to the collector. */

@@ -34,6 +34,7 @@ import type { Router } from "../http_router.ts";
 import {
   METRICS_LABELS,
   METRICS_PROMETHEUS,
+  METRICS_TEMPORALITY,
   OTLP_ENDPOINT,
   SERVICE_NAME,
   TELEMETRY_EXPORT_INTERVAL,
@@ -50,6 +51,7 @@ import {
   parseLabelAllowlist,
 } from "./metrics.ts";
 import { PROMETHEUS_CONTENT_TYPE, renderPrometheus } from "./prometheus.ts";
+import type { Temporality } from "./temporality.ts";
 import { SutraTracer } from "./tracer.ts";
 import type { LogExport } from "./log_context.ts";
 
@@ -634,6 +636,8 @@ export function startTelemetry(o: TelemetryOptions): StartedTelemetry {
       intervalMs: o.config.require(TELEMETRY_EXPORT_INTERVAL),
       queueCapacity: o.config.require(TELEMETRY_QUEUE_CAPACITY),
       headers: headersOf(o.env),
+      // The key's values are the temporalities.
+      temporality: o.config.require(METRICS_TEMPORALITY) as Temporality,
     })
     : undefined;
   const telemetry = new Telemetry({ registry, db: o.db, lanes: o.lanes, exporter });

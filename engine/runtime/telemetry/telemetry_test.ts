@@ -5,6 +5,7 @@ import { Router } from "../http_router.ts";
 import "../settings.ts";
 import { type LaneMeters, startTelemetry, telemetryOf } from "./telemetry.ts";
 import { LogExport } from "./log_context.ts";
+import { startOtlpReceiver } from "../../../tests/support/otlp_receiver.ts";
 
 const lanes: LaneMeters = { count: 1, depth: () => 0, dispatched: () => 0, laneOf: () => 0 };
 
@@ -103,3 +104,36 @@ Deno.test("telemetry: meters without an endpoint: /sutra/metrics only, no export
     assert.equal(logs.sink, undefined);
     return Promise.resolve();
   }));
+
+Deno.test("telemetry: sutra.telemetry.metrics.temporality=delta exports what changed since the last export", async () => {
+  await using receiver = startOtlpReceiver();
+  await withMemoryDatabase(async (db) => {
+    const env = {
+      SUTRA_TELEMETRY_OTLP_ENDPOINT: receiver.url,
+      SUTRA_TELEMETRY_METRICS_TEMPORALITY: "delta",
+      SUTRA_TELEMETRY_EXPORT_INTERVAL: "PT1H",
+    };
+    const config = await loadConfig({ env, cwd: "/nonexistent-sutra-dir", registry: configKeys });
+    const logger = createLogger("engine", { filter: "error", write: () => {} });
+    const router = new Router(logger);
+    const s = startTelemetry({ config, env, logger, db, lanes, router, replicaId: "r-1" });
+    try {
+      const telemetry = s.telemetry!;
+      const startedCounts = () =>
+        receiver.latestPoints().filter((p) => p.name === "sutra.instance.started")
+          .map((p) => p.value);
+      const step = { tenant: "t", instanceId: "i", processId: "p", status: "COMPLETED" } as const;
+      telemetry.committed(step);
+      telemetry.committed(step);
+      await telemetry.exporter!.flush();
+      assert.deepEqual(startedCounts(), [2]);
+      telemetry.committed(step);
+      await telemetry.exporter!.flush();
+      assert.deepEqual(startedCounts(), [1]);
+      await telemetry.exporter!.flush();
+      assert.deepEqual(startedCounts(), []);
+    } finally {
+      await s.stop();
+    }
+  });
+});
