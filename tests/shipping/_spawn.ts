@@ -132,13 +132,24 @@ export function spawn(command: string, args: readonly string[], options: SpawnOp
 /** The port an engine logs in its boot line (`listening on http://host:port`). */
 export const LISTENING = /listening on http:\/\/[^:\s]+:(\d+)/;
 
-/** Polls `url` until it answers `status`; every other answer (or a refused connection) is retried. */
+/**
+ * Polls `url` until it answers `status`; every other answer (or a refused
+ * connection) is retried for up to two minutes, then the last answer fails
+ * the test.
+ */
 export async function until(url: string, status: number, child?: Child): Promise<Response> {
+  const deadline = Date.now() + 120_000;
+  let last = "no answer";
   for (;;) {
+    if (Date.now() > deadline) {
+      throw new Error(
+        `${url} never answered ${status}; last: ${last}\n${child?.lines.join("\n") ?? ""}`,
+      );
+    }
     try {
       const res = await fetch(url);
       if (res.status === status) return res;
-      await res.body?.cancel();
+      last = `${res.status} ${await res.text()}`;
     } catch {
       // Not listening yet.
     }

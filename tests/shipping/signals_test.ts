@@ -42,7 +42,11 @@ async function startThenSignal(
     "0",
   ], {
     detached: true,
-    env: { SUTRA_HTTP_HOST: "127.0.0.1", SUTRA_DATASOURCE_EMBEDDED_DIR: `${dir}/db` },
+    env: {
+      SUTRA_HTTP_HOST: "127.0.0.1",
+      SUTRA_DATASOURCE_EMBEDDED_DIR: `${dir}/db`,
+      ACCOUNTS_DB_URL: `pglite:${dir}/accounts`,
+    },
   });
   const [, port] = await child.waitFor(LISTENING);
   await (await until(`http://127.0.0.1:${port}/sutra/health/ready`, 200, child)).body?.cancel();

@@ -4,7 +4,14 @@ import { type Child, LISTENING, spawn, until } from "./_spawn.ts";
 /** `deno task start` as the task runs it (without the task runner), on a throwaway database. */
 function startScript(script = "examples/start.ts", extra: readonly string[] = []): Child {
   return spawn(Deno.execPath(), ["run", "-q", "-P=engine", script, "--port", "0", ...extra], {
-    env: { SUTRA_HTTP_HOST: "127.0.0.1", SUTRA_HTTP_PORT: "0", SUTRA_DATASOURCE_URL: "memory://" },
+    env: {
+      SUTRA_HTTP_HOST: "127.0.0.1",
+      SUTRA_HTTP_PORT: "0",
+      SUTRA_DATASOURCE_URL: "memory://",
+      // money-transfer's accounts would otherwise live in the checkout's .sutra, which another
+      // test's engine (or a developer's) may hold at the same moment.
+      ACCOUNTS_DB_URL: "pglite:memory://",
+    },
   });
 }
 
