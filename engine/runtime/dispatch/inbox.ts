@@ -52,7 +52,10 @@ export async function storeCaptures(
 ): Promise<Set<Capture>> {
   // One statement may not update a row twice: a twin within the call waits its turn as a copy.
   const firsts = new Map<string, Capture>();
-  for (const c of captures) firsts.set(rowKey(c), firsts.get(rowKey(c)) ?? c);
+  for (const c of captures) {
+    const key = rowKey(c);
+    if (!firsts.has(key)) firsts.set(key, c);
+  }
   const params: unknown[] = [];
   const rows = [...firsts.values()].map((c) => [
     c.tenant,
@@ -85,7 +88,7 @@ export async function storeCaptures(
 /** A capture row's key as one string. */
 function rowKey(c: Capture | { tenant: string; channel: string; eventId: string }): string {
   const channel = "delivery" in c ? c.delivery.channel : c.channel;
-  return [c.tenant, channel, c.eventId].join("\u0000");
+  return `${c.tenant}\u0000${channel}\u0000${c.eventId}`;
 }
 
 /**

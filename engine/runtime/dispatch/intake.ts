@@ -379,7 +379,7 @@ export class Dispatcher {
    * consumed with an incident as `q:process idempotent` says ({@link redrives}).
    */
   async runCaptured(capture: Capture): Promise<DeliveryOutcome> {
-    const key = [capture.tenant, capture.delivery.channel, capture.eventId].join("\u0000");
+    const key = `${capture.tenant}\u0000${capture.delivery.channel}\u0000${capture.eventId}`;
     // A capture still queued here behind a backlog looks orphaned to the redrive sweep; the
     // redriven copy lacks the transport's idempotency key, so running it too could run it twice.
     if (this.#running.has(key)) return { kind: "captured", receiptId: capture.eventId };
@@ -529,8 +529,9 @@ export class Dispatcher {
     const resolved = resolveRoutes(channel, admission.decoded);
     if ("kind" in resolved) return resolved;
     // A capture run later was admitted when it arrived.
-    const overQuota = !receipt &&
-      await this.#o.quotas?.admit(channel.tenant, resolved.role === "start");
+    const { quotas } = this.#o;
+    const overQuota = !receipt && quotas &&
+      await quotas.admit(channel.tenant, resolved.role === "start");
     if (overQuota) return overQuota;
     const message: InboundMessage = {
       payload: admission.decoded.payload,
@@ -733,8 +734,23 @@ export async function captureInbound(
   const stored = await groupCommitOf(db).capture(capture);
   // Processing continues after the acknowledgement; a crash leaves the row pending for redrive.
   // A copy captured before is acknowledged only: the first capture's run is due, or done.
-  if (stored) setTimeout(() => void run(capture), 0);
+  if (stored) afterAcknowledgements(() => void run(capture));
   return { kind: "captured", receiptId: capture.eventId };
+}
+
+/** Runs of captures waiting for the turn after their acknowledgements, in capture order. */
+let due: (() => void)[] = [];
+
+/** Queues `run` for the next timer turn: one timer per group of captures, not one per capture. */
+function afterAcknowledgements(run: () => void): void {
+  if (due.length === 0) setTimeout(runDue, 0);
+  due.push(run);
+}
+
+function runDue(): void {
+  const now = due;
+  due = [];
+  for (const run of now) run();
 }
 
 interface StartWork {

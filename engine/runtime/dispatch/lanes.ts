@@ -179,9 +179,10 @@ export class Lanes {
     work: (lane: number) => Promise<T>,
     waits: { readonly room?: Promise<void>; readonly before?: Promise<void> },
   ): Promise<T> {
-    await waits.room;
-    await waits.before;
-    await this.#take(lane, "fresh");
+    // Each await costs a turn of the microtask queue: none is spent on what is not there.
+    if (waits.room) await waits.room;
+    if (waits.before) await waits.before;
+    if (!this.#takeIfFree(lane)) await new Promise<void>((r) => this.#lanes[lane].fresh.push(r));
     this.#lanes[lane].dispatched++;
     const item: Running = {
       lane,
@@ -210,13 +211,17 @@ export class Lanes {
 
   /** Resolves when the lane's turn is this caller's. */
   #take(lane: number, queue: "fresh" | "returning"): Promise<void> {
+    if (this.#takeIfFree(lane)) return Promise.resolve();
+    return new Promise((resolve) => this.#lanes[lane][queue].push(resolve));
+  }
+
+  /** Takes the lane's turn when nobody holds it; whether it did. */
+  #takeIfFree(lane: number): boolean {
     const state = this.#lanes[lane];
-    if (!state.busy) {
-      state.busy = true;
-      state.since = performance.now();
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => state[queue].push(resolve));
+    if (state.busy) return false;
+    state.busy = true;
+    state.since = performance.now();
+    return true;
   }
 
   /** Hands the lane's turn to a returning item first, then to the oldest fresh one. */
