@@ -50,13 +50,15 @@ export interface DeliverForVerdictOptions {
 export async function deliverForVerdict(
   o: DeliverForVerdictOptions,
 ): Promise<BrokerVerdict | typeof ABANDON> {
-  const onComplete = o.channel.ackMode === "on-complete";
   let heard: (v: AckVerdict) => void = () => {};
-  const deferred = new Promise<AckVerdict>((resolve) => heard = resolve);
-  const delivery = o.delivery(onComplete ? { settle: (v) => heard(v) } : undefined);
+  // Only an on-complete channel waits for a verdict; on-persist builds no promise for it.
+  const deferred = o.channel.ackMode === "on-complete"
+    ? new Promise<AckVerdict>((resolve) => heard = resolve)
+    : undefined;
+  const delivery = o.delivery(deferred ? { settle: (v) => heard(v) } : undefined);
   if ("code" in delivery) return { action: "dead-letter", diagnostic: delivery };
   const outcome = await o.context.deliver(delivery);
-  if (outcome.kind === "settled" && onComplete) {
+  if (outcome.kind === "settled" && deferred) {
     const heardOrStopped = await Promise.race([deferred, aborted(o.signal)]);
     return heardOrStopped === ABANDON ? ABANDON : verdictOfAck(heardOrStopped);
   }

@@ -7,11 +7,13 @@
  */
 import { inboundHeaderName } from "./cloudevents.ts";
 
+const utf8 = new TextDecoder();
+
 /** One header value as a string: bytes as UTF-8, tables and lists as JSON, absent as undefined. */
 export function headerText(value: unknown): string | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value === "string") return value;
-  if (value instanceof Uint8Array) return new TextDecoder().decode(value);
+  if (value instanceof Uint8Array) return utf8.decode(value);
   if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint") {
     return String(value);
   }

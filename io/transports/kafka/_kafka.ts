@@ -9,6 +9,7 @@
 import { Buffer } from "node:buffer";
 import {
   type Consumer,
+  type EachBatchPayload,
   type IHeaders,
   Kafka,
   type KafkaConfig,
@@ -22,7 +23,7 @@ import type { KafkaConnection } from "./options.ts";
 import { headerText, inboundHeaderName, outboundHeaderName } from "../_broker/mod.ts";
 
 export { Buffer };
-export type { Consumer, KafkaMessage, Producer };
+export type { Consumer, EachBatchPayload, KafkaMessage, Producer };
 
 /** The CloudEvents Kafka binding's header prefix. */
 export const CLOUDEVENTS_PREFIX = "ce_";

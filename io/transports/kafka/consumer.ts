@@ -49,6 +49,7 @@ import {
 } from "../_broker/mod.ts";
 import {
   type Consumer,
+  type EachBatchPayload,
   kafkaClient,
   type KafkaMessage,
   KEY_HEADER,
@@ -177,7 +178,9 @@ export class ChannelConsumer {
         autoCommit: false,
         // Every assigned partition is fetched and fed at once; keys within one are sequenced here.
         partitionsConsumedConcurrently: 64,
-        eachMessage: (payload) => this.#accept(payload),
+        // A fetched batch is walked here, without kafkajs' per-record awaits; only what was begun is resolved.
+        eachBatchAutoResolve: false,
+        eachBatch: (payload) => this.#acceptBatch(payload),
       });
       connected();
       this.#o.logger.info("consuming", { channel: this.#name, topic: o.topic, group: o.groupId });
@@ -206,33 +209,47 @@ export class ChannelConsumer {
     this.#partitions = new Map();
   }
 
-  /** kafkajs' per-record callback: queues the record behind its key and returns (backpressure at max-in-flight). */
-  async #accept(
-    payload: Received & { heartbeat(): Promise<void> },
-  ): Promise<void> {
-    const { partition, message } = payload;
+  /**
+   * kafkajs' per-batch callback: queues each record behind its key and moves
+   * on, waiting only while the partition has `max-in-flight` records under
+   * way (backpressure); the read position advances past the records begun.
+   */
+  async #acceptBatch(payload: EachBatchPayload): Promise<void> {
+    const { batch, heartbeat } = payload;
+    const { topic, partition } = batch;
     let offsets = this.#partitions.get(partition);
     if (!offsets) {
       this.#partitions.set(partition, offsets = new PartitionOffsets(this.#o.options.maxInFlight));
     }
-    while (offsets.inFlight >= offsets.maxInFlight && !this.#life.signal.aborted) {
-      // kafkajs heartbeats only between records: keep the membership alive while the partition is full.
-      await Promise.race([
-        offsets.room(),
-        sleep(this.#o.options.heartbeatIntervalMs, this.#life.signal),
-      ]);
-      await payload.heartbeat();
-      if (this.#partitions.get(partition) !== offsets) return;
+    let begun: string | undefined;
+    try {
+      for (const message of batch.messages) {
+        if (!payload.isRunning() || payload.isStale()) return;
+        while (offsets.inFlight >= offsets.maxInFlight && !this.#life.signal.aborted) {
+          // No heartbeat from kafkajs while this batch waits: keep the membership alive meanwhile.
+          if (!await offsets.room(this.#o.options.heartbeatIntervalMs)) await heartbeat();
+          if (this.#partitions.get(partition) !== offsets) return;
+        }
+        // Not begun, so not committed: a stopping consumer leaves it for the next owner.
+        if (this.#life.signal.aborted) return;
+        this.#begin({ topic, partition, message }, offsets);
+        begun = message.offset;
+      }
+    } finally {
+      if (begun !== undefined) payload.resolveOffset(begun);
     }
-    // Not begun, so not committed: a stopping consumer leaves it for the next owner.
-    if (this.#life.signal.aborted) return;
-    offsets.begin(BigInt(message.offset));
+  }
+
+  /** Hands one record to its key's sequence. */
+  #begin(received: Received, offsets: PartitionOffsets): void {
+    offsets.begin(BigInt(received.message.offset));
     const work = this.#sequencer.run(
-      this.#orderingKey(partition, message),
-      () => this.#process(payload, offsets),
+      this.#orderingKey(received.partition, received.message),
+      () => this.#process(received, offsets),
     );
     this.#inFlight.add(work);
-    void work.finally(() => this.#inFlight.delete(work));
+    const done = () => this.#inFlight.delete(work);
+    work.then(done, done);
   }
 
   /** What a record waits behind: its key's earlier records, or its partition's with `ordering: partition`. */
@@ -240,7 +257,8 @@ export class ChannelConsumer {
     if (this.#o.options.ordering === "partition") return `${partition}`;
     // A record without a key keeps no order with the others.
     if (message.key === null) return `${partition}@${message.offset}`;
-    return `${partition}:${message.key.toString("base64")}`;
+    // latin1 maps each byte to one character: distinct keys stay distinct, at no decoding cost.
+    return `${partition}:${message.key.toString("latin1")}`;
   }
 
   /** One record to its end: delivered, retried, dead-lettered or abandoned. Never rejects. */
@@ -266,7 +284,7 @@ export class ChannelConsumer {
 
   async #settle(received: Received): Promise<typeof ABANDON | void> {
     const id = `${received.topic}/${received.partition}/${received.message.offset}`;
-    const backoff = new Backoff({ initialMs: 200, maxMs: 5_000 });
+    let backoff: Backoff | undefined;
     for (;;) {
       let verdict = await this.#verdict(received);
       if (verdict === ABANDON) return ABANDON;
@@ -279,6 +297,7 @@ export class ChannelConsumer {
             delivery: n,
             record: id,
           });
+          backoff ??= new Backoff({ initialMs: 200, maxMs: 5_000 });
           await sleep(backoff.next(), this.#life.signal);
           if (this.#life.signal.aborted) return ABANDON;
           continue;

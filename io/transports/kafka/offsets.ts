@@ -30,10 +30,23 @@ export class PartitionOffsets {
     return this.#inFlight;
   }
 
-  /** Resolves once fewer than `maxInFlight` records are in flight. */
-  room(): Promise<void> {
-    if (this.#inFlight < this.maxInFlight) return Promise.resolve();
-    return new Promise((resolve) => this.#waiting.push(resolve));
+  /**
+   * Resolves once fewer than `maxInFlight` records are in flight or the
+   * partition is released (true), or after `maxWaitMs` (false). The timer
+   * is cleared on wake-up: a full partition waits here once per record, and
+   * timers left running would pile up by the thousand.
+   */
+  room(maxWaitMs = Infinity): Promise<boolean> {
+    if (this.#inFlight < this.maxInFlight) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = Number.isFinite(maxWaitMs)
+        ? setTimeout(() => resolve(false), maxWaitMs)
+        : undefined;
+      this.#waiting.push(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
   }
 
   /** A record handed to the engine (offsets arrive in increasing order). */

@@ -32,6 +32,21 @@ Deno.test("room waits while the partition is full", async () => {
   assert.equal(roomy, true);
 });
 
+Deno.test("room gives up after its wait, clearing its timer once woken", async () => {
+  const p = new PartitionOffsets(1);
+  p.begin(0n);
+  // Still full when the wait ends: the caller heartbeats and waits again.
+  assert.equal(await p.room(1), false);
+  // Woken by a finish: true, and no timer outlives it (the test's op sanitizer checks).
+  const woken = p.room(60_000);
+  p.finish(0n);
+  assert.equal(await woken, true);
+  p.begin(1n);
+  const released = p.room(60_000);
+  p.release();
+  assert.equal(await released, true);
+});
+
 Deno.test("one key's items run in order, other keys meanwhile", async () => {
   const s = new KeyedSequencer();
   const events: string[] = [];

@@ -14,12 +14,14 @@ export class KeyedSequencer {
 
   /** Runs `work` after every item offered before under `key` has settled. */
   run(key: string, work: () => Promise<void>): Promise<void> {
-    const before = this.#tails.get(key) ?? Promise.resolve();
-    const tail = before.then(work, work);
+    const before = this.#tails.get(key);
+    // A key with nothing queued starts at once, without a hop through the microtask queue.
+    const tail = before ? before.then(work, work) : work();
     this.#tails.set(key, tail);
-    void tail.catch(() => {}).finally(() => {
+    const forget = () => {
       if (this.#tails.get(key) === tail) this.#tails.delete(key);
-    });
+    };
+    tail.then(forget, forget);
     return tail;
   }
 
