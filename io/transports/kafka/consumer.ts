@@ -354,7 +354,7 @@ export class ChannelConsumer {
     };
     const view = unwrapStructured(delivery, this.#o.channel);
     // The record's own key stays its idempotency key, whatever the event says.
-    return "code" in view ? view : { ...view, idempotencyKey: key };
+    return "code" in view || view === delivery ? view : { ...view, idempotencyKey: key };
   }
 
   /** Copies the record to the dead-letter topic (acks=all), retrying until it is accepted or the consumer stops. */
