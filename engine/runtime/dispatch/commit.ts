@@ -140,6 +140,7 @@ async function commitAndAnswer(
   // With the coverage store on the engine database, the step's marks are statements of its commit.
   const coverage = await coverageOfStep(o.db, { ...t, result: r });
   const { also } = t;
+  const at = { ...t, clock: o.clock };
   const marks = coverage.work;
   const work = also && marks ? (tx: Transaction) => inOrder([also(tx), marks(tx)]) : also ?? marks;
   const step = {
@@ -151,8 +152,8 @@ async function commitAndAnswer(
     effects,
     outbox: [
       // Stamped with this commit as their trace parent, for the sends to continue.
-      ...outboxRows(effects, { ...t, clock: o.clock }).map(stampOutboxRow),
-      ...replyRows(t.replyTo, effects, { ...t, clock: o.clock }).map(stampOutboxRow),
+      ...outboxRows(effects, at).map(stampOutboxRow),
+      ...replyRows(t.replyTo, effects, at).map(stampOutboxRow),
     ],
     owner: t.owner,
     admission: t.admission,
@@ -267,7 +268,7 @@ async function commitAndAnswer(
   if (unfinished) return { kind: "refused", refusal: "failed", diagnostics: [unfinished] };
   // Never throwing: a coverage write after the commit cannot fail the step.
   await coverage.committed();
-  const reply = replyOf(effects, { ...t, clock: o.clock });
+  const reply = replyOf(effects, at);
   return {
     kind: "settled",
     instances: [{ instanceId: t.instanceId, status: state.status }],
