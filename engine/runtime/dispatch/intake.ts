@@ -877,6 +877,8 @@ function resumeInput(wait: number, screened: Screened): StepInput {
 
 /** Stage 8: one outcome for the caller — the first refusal, else every instance and the first reply. */
 export function settle(outcomes: readonly DeliveryOutcome[]): DeliveryOutcome {
+  // One route's settlement or refusal is the answer as it stands.
+  if (outcomes.length === 1 && outcomes[0].kind !== "captured") return outcomes[0];
   const refusal = outcomes.find((x) => x.kind === "refused");
   if (refusal) return refusal;
   const settled = outcomes.filter((x) => x.kind === "settled");
