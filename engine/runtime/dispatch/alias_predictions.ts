@@ -13,6 +13,7 @@
  *
  * @module
  */
+import { perDatabase } from "./per_database.ts";
 import type { Effects } from "../../executor/mod.ts";
 import type { Database } from "../../persistence/mod.ts";
 
@@ -80,14 +81,7 @@ function keyOf(alias: AliasValue): string {
   return `${alias.tenant}\u0000${alias.name}\u0000${alias.value}`;
 }
 
-const predictions = new WeakMap<Database, AliasPredictions>();
-
 /** The predictions about `db`'s aliases (one per database handle). */
-export function aliasPredictionsOf(db: Database): AliasPredictions {
-  let found = predictions.get(db);
-  if (!found) {
-    found = new AliasPredictions();
-    predictions.set(db, found);
-  }
-  return found;
-}
+export const aliasPredictionsOf: (db: Database) => AliasPredictions = perDatabase(() =>
+  new AliasPredictions()
+);

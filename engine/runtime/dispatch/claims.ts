@@ -15,6 +15,7 @@
  *
  * @module
  */
+import { perDatabase } from "./per_database.ts";
 import type { Database } from "../../persistence/mod.ts";
 import {
   type BatchedClaim,
@@ -87,14 +88,5 @@ export class ClaimBatcher {
   }
 }
 
-const batchers = new WeakMap<Database, ClaimBatcher>();
-
 /** The claim batcher of `db` (one per database handle). */
-export function claimsOf(db: Database): ClaimBatcher {
-  let batcher = batchers.get(db);
-  if (!batcher) {
-    batcher = new ClaimBatcher(db);
-    batchers.set(db, batcher);
-  }
-  return batcher;
-}
+export const claimsOf: (db: Database) => ClaimBatcher = perDatabase((db) => new ClaimBatcher(db));

@@ -32,6 +32,7 @@
  *
  * @module
  */
+import { perDatabase } from "./per_database.ts";
 import { CommitInDoubtError, type Database, type Transaction } from "../../persistence/mod.ts";
 import { commitSteps, inOrder, type StepCommit } from "../instances/repository.ts";
 import { type Capture, type CapturedMark, markCaptured, storeCaptures } from "./inbox.ts";
@@ -176,14 +177,7 @@ async function storeAll(tx: Transaction, capturing: readonly Member[]): Promise<
   for (const m of capturing) m.stored = stored.has(m.capture!);
 }
 
-const groups = new WeakMap<Database, GroupCommit>();
-
 /** The group committer of `db` (one per database handle). */
-export function groupCommitOf(db: Database): GroupCommit {
-  let group = groups.get(db);
-  if (!group) {
-    group = new GroupCommit(db);
-    groups.set(db, group);
-  }
-  return group;
-}
+export const groupCommitOf: (db: Database) => GroupCommit = perDatabase((db) =>
+  new GroupCommit(db)
+);
