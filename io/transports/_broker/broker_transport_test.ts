@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { createLogger } from "../../../engine/core/log.ts";
-import type { BoundChannel, TransportContext } from "../../../engine/core/transport.ts";
+import type { BoundChannel } from "../../../engine/core/transport.ts";
+import { testContext } from "./_test_context.ts";
 import { brokerTransport } from "./broker_transport.ts";
 import { type BrokerChannelOptions, OptionReader } from "./options.ts";
 
@@ -10,18 +10,6 @@ function channelOf(name: string, options: Record<string, unknown>): BoundChannel
     deploymentId: "d",
     declaration: { name, transport: "test", bind: `test://${name}`, options },
     ackMode: "on-persist",
-  };
-}
-
-function contextOf(channels: BoundChannel[]): TransportContext {
-  return {
-    channels: () => channels,
-    deliver: () => Promise.reject(new Error("no delivery in these tests")),
-    http: { add: () => {} },
-    logger: createLogger("test", { write: () => {} }),
-    resolveSecret: (reference) => Promise.resolve(reference),
-    payloadCapBytes: 1_024,
-    ackHoldMs: 1_000,
   };
 }
 
@@ -45,7 +33,7 @@ Deno.test("a consume: false channel gets no consumer; the others do", async () =
   });
   // Channels are opened in order: once `in` started, `out` has had its turn.
   const instance = await factory.spawn(
-    contextOf([channelOf("out", { consume: false }), channelOf("in", { consume: true })]),
+    testContext([channelOf("out", { consume: false }), channelOf("in", { consume: true })]),
   );
   for (let i = 0; i < 200 && events.length === 0; i++) {
     await new Promise((resolve) => setTimeout(resolve, 5));

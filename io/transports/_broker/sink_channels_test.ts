@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { createLogger } from "../../../engine/core/log.ts";
 import { diagnostic } from "../../../engine/core/diagnostic.ts";
-import type { BoundChannel, TransportContext } from "../../../engine/core/transport.ts";
+import type { BoundChannel } from "../../../engine/core/transport.ts";
+import { testContext } from "./_test_context.ts";
 import { firstValidOptions, namedChannel } from "./sink_channels.ts";
 
 function channelOf(name: string, url?: string): BoundChannel {
@@ -10,18 +10,6 @@ function channelOf(name: string, url?: string): BoundChannel {
     deploymentId: "d",
     declaration: { name, transport: "test", bind: `test://${name}`, options: url ? { url } : {} },
     ackMode: "on-persist",
-  };
-}
-
-function contextOf(channels: BoundChannel[]): TransportContext {
-  return {
-    channels: () => channels,
-    deliver: () => Promise.reject(new Error("no delivery in these tests")),
-    http: { add: () => {} },
-    logger: createLogger("test", { write: () => {} }),
-    resolveSecret: (reference) => Promise.resolve(reference),
-    payloadCapBytes: 1_024,
-    ackHoldMs: 1_000,
   };
 }
 
@@ -34,7 +22,7 @@ function readUrl(channel: BoundChannel) {
 }
 
 Deno.test("firstValidOptions: the first valid channel by name, whatever the bound order", () => {
-  const context = contextOf([
+  const context = testContext([
     channelOf("orders", "amqp://orders"),
     channelOf("audit"),
     channelOf("billing", "amqp://billing"),
@@ -43,11 +31,11 @@ Deno.test("firstValidOptions: the first valid channel by name, whatever the boun
 });
 
 Deno.test("firstValidOptions: none when no channel is valid", () => {
-  assert.equal(firstValidOptions(contextOf([channelOf("audit")]), readUrl), undefined);
+  assert.equal(firstValidOptions(testContext([channelOf("audit")]), readUrl), undefined);
 });
 
 Deno.test("namedChannel: the channel a destination names, if bound", () => {
-  const context = contextOf([channelOf("orders"), channelOf("audit")]);
+  const context = testContext([channelOf("orders"), channelOf("audit")]);
   assert.equal(namedChannel(context, "audit")?.declaration.name, "audit");
   assert.equal(namedChannel(context, "missing"), undefined);
   assert.equal(namedChannel(context, undefined), undefined);
