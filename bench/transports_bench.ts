@@ -11,6 +11,12 @@
  *   the engine's statements and commits per message.
  * - `raw amqplib consume+ack`: the same N messages on a queue of the same
  *   shape, consumed with the same prefetch and acknowledged one by one.
+ * - `on-persist floor` (on a PostgreSQL server only): the same N messages
+ *   through the least database work on-persist asks of any engine — a
+ *   group-committed capture before the ack, a group-committed done-mark
+ *   after — with no engine (`bench/_rabbitmq_floor_line.ts`); the lines
+ *   `ratio floor/raw` and `ratio engine/floor` place the engine between
+ *   the two.
  *
  * - `amqp10 on-persist stateless` beside `raw rhea receive+accept`: the
  *   same shape through RabbitMQ's AMQP 1.0 plugin (`bench/_amqp10_bench_line.ts`).
@@ -63,6 +69,7 @@ import {
 import { amqp10BenchLine } from "./_amqp10_bench_line.ts";
 import { kafkaBenchLine } from "./_kafka_bench_line.ts";
 import { pubsubBenchLine } from "./_pubsub_bench_line.ts";
+import { rabbitmqFloorLine } from "./_rabbitmq_floor_line.ts";
 import { sqsBenchLine } from "./_sqs_bench_line.ts";
 
 const args = benchArgs();
@@ -220,6 +227,7 @@ async function rabbitmqLine(connection: Connection): Promise<void> {
   const tag = crypto.randomUUID().slice(0, 8);
   const rawQueue = `sutra-bench-raw-${tag}`;
   const engineQueue = `sutra-bench-engine-${tag}`;
+  const floorQueue = `sutra-bench-floor-${tag}`;
   try {
     await preload(channel, rawQueue, messages);
     const raw = await rawLoop(rawQueue);
@@ -232,8 +240,20 @@ async function rabbitmqLine(connection: Connection): Promise<void> {
       transactionsPerMessage: engine.transactionsPerMessage,
     });
     lines.ratio("ratio engine/raw", engine.rate, raw.rate);
+    if (!database) return;
+    await preload(channel, floorQueue, messages);
+    const floor = await rabbitmqFloorLine({
+      brokerUrl,
+      queue: floorQueue,
+      messages,
+      prefetch,
+      database,
+    });
+    lines.rate("on-persist floor: two group commits, no engine", floor.rate, { ...floor.cpu });
+    lines.ratio("ratio floor/raw", floor.rate, raw.rate);
+    lines.ratio("ratio engine/floor", engine.rate, floor.rate);
   } finally {
-    for (const q of [rawQueue, engineQueue, `${engineQueue}.dlq`]) {
+    for (const q of [rawQueue, engineQueue, floorQueue, `${engineQueue}.dlq`]) {
       await channel.deleteQueue(q).catch(() => {});
     }
   }
