@@ -13,7 +13,7 @@ import {
   prepareFlavours,
   readRequest,
 } from "../../tools/compile.ts";
-import { sourceReads } from "../../tools/flavours.ts";
+import { ENGINE_V8_FLAGS, sourceReads } from "../../tools/flavours.ts";
 import { LISTENING, ROOT, spawn, until, withTempDir } from "./_spawn.ts";
 
 function freePort(): number {
@@ -131,6 +131,7 @@ Deno.test("flavour flags: none may run programs; file has no network, only its U
       for (const b of builds) {
         assert.ok(!b.flags.some((f) => f.startsWith("--allow-run")), `${b.flavour}: ${b.flags}`);
         assert.ok(b.flags.includes("--ignore-env"));
+        assert.ok(b.flags.includes(ENGINE_V8_FLAGS));
         const env = b.flags.find((f) => f.startsWith("--allow-env="))!.split("=")[1].split(",");
         assert.ok(env.includes("SUTRA_HTTP_PORT") && env.includes("SUTRA_DATASOURCE_URL"));
         assert.ok(env.every((n) => n.startsWith("SUTRA_") || n === "OTEL_EXPORTER_OTLP_ENDPOINT"));
@@ -271,3 +272,19 @@ if (denort === undefined) {
     "notice: DENORT_BIN is unset: the compiled binaries are not built (roots are run instead)",
   );
 }
+
+Deno.test("the engine and bench tasks run with the V8 settings the builds bake in", async () => {
+  const config = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
+  const engineBenches = [
+    "bench:http",
+    "bench:external-tasks",
+    "bench:transports",
+    "bench:store-locks",
+  ];
+  for (const task of ["start", "engine", ...engineBenches]) {
+    assert.ok(
+      config.tasks[task].split(" ").includes(ENGINE_V8_FLAGS),
+      `${task}: ${config.tasks[task]}`,
+    );
+  }
+});
