@@ -228,9 +228,12 @@ export async function readBodyWithin(
     await stopReading(request, served);
     return { size: declared, partial: false };
   }
-  if (!request.body) return new Uint8Array(0);
   // A declared length within the cap is read whole at once; a chunked body piece by piece.
-  const read = declared >= 0 ? request.bytes() : readUpTo(request.body, cap);
+  // (`request.body` is not touched for the first: making its stream costs more than the read.)
+  let read: Promise<Uint8Array | OverCap>;
+  if (declared >= 0) read = request.bytes();
+  else if (request.body) read = readUpTo(request.body, cap);
+  else return new Uint8Array(0);
   const body = served ? await served.within(read) : await read;
   if (!(body instanceof Uint8Array)) await stopReading(request, served);
   return body;
