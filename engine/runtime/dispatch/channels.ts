@@ -82,16 +82,32 @@ export function buildChannelTable(
   return table;
 }
 
-/** The channels of one transport, as the transport sees them. */
-export function boundChannels(table: ChannelTable, transport: string): BoundChannel[] {
-  return [...table.values()]
-    .filter((e) => e.decl.transport === transport)
-    .map((e) => ({
-      tenant: e.tenant,
-      deploymentId: e.deployment.deploymentId,
-      declaration: e.decl,
-      ackMode: e.ackMode,
-    }));
+/** Each table's channels per transport, made on first ask (a table is never changed once built). */
+const bound = new WeakMap<ChannelTable, Map<string, readonly BoundChannel[]>>();
+
+/**
+ * The channels of one transport, as the transport sees them. The same
+ * table answers the same array, so a transport may key what it derives
+ * from the list on the array itself.
+ */
+export function boundChannels(table: ChannelTable, transport: string): readonly BoundChannel[] {
+  let byTransport = bound.get(table);
+  if (!byTransport) bound.set(table, byTransport = new Map());
+  let channels = byTransport.get(transport);
+  if (!channels) {
+    channels = Object.freeze(
+      [...table.values()]
+        .filter((e) => e.decl.transport === transport)
+        .map((e) => ({
+          tenant: e.tenant,
+          deploymentId: e.deployment.deploymentId,
+          declaration: e.decl,
+          ackMode: e.ackMode,
+        })),
+    );
+    byTransport.set(transport, channels);
+  }
+  return channels;
 }
 
 /** True when the subscription accepts this message type. */

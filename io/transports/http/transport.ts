@@ -70,11 +70,21 @@ export function responseOf(outcome: DeliveryOutcome, logger: Logger): Response {
   }
 }
 
+/** Each channel list's channels by the binding they answer; the first of a binding wins. */
+const byBinding = new WeakMap<readonly BoundChannel[], Map<string, BoundChannel>>();
+
 function channelFor(context: TransportContext, name: string): BoundChannel | undefined {
-  const wanted = `POST /channels/${name}`;
-  return context.channels().find((c) =>
-    (c.declaration.bind ?? `POST /channels/${c.declaration.name}`) === wanted
-  );
+  const channels = context.channels();
+  let bindings = byBinding.get(channels);
+  if (!bindings) {
+    bindings = new Map();
+    for (const c of channels) {
+      const binding = c.declaration.bind ?? `POST /channels/${c.declaration.name}`;
+      if (!bindings.has(binding)) bindings.set(binding, c);
+    }
+    byBinding.set(channels, bindings);
+  }
+  return bindings.get(`POST /channels/${name}`);
 }
 
 async function receive(
