@@ -36,7 +36,10 @@ interface Ctx {
 async function withAmqp10(
   url: string,
   label: string,
-  options: Omit<Amqp10PackageOptions, "prefix"> & { engineUrl?: string },
+  options: Omit<Amqp10PackageOptions, "prefix"> & {
+    engineUrl?: string;
+    env?: Readonly<Record<string, string>>;
+  },
   run: (ctx: Ctx) => Promise<void>,
 ): Promise<void> {
   const q = uniquePrefix(`a10-${label}`);
@@ -48,7 +51,11 @@ async function withAmqp10(
       const engine = await bootEngine({
         url: target.url,
         schema: target.schema,
-        env: { [URL_VARIABLE]: options.engineUrl ?? url, SUTRA_OUTBOX_POLL_INTERVAL: "PT0.05S" },
+        env: {
+          [URL_VARIABLE]: options.engineUrl ?? url,
+          SUTRA_OUTBOX_POLL_INTERVAL: "PT0.05S",
+          ...options.env,
+        },
       });
       try {
         await engine.deployments.deploy(await amqp10Package({ prefix: q, ...options }));
@@ -240,6 +247,42 @@ amqp10Test(
       assert.match(String(property(dead, "sutra-diagnostic-message")), /CORRELATION_NOT_FOUND/);
       await engine.stop();
       assert.equal(await broker.ready(`${q}.decisions`), 0);
+    });
+  },
+);
+
+amqp10Test(
+  "amqp10 tenant quota: a message past the cap is held for its Retry-After on each delivery",
+  async (url) => {
+    const env = { SUTRA_TENANT_MAX_CONCURRENT_INSTANCES: "test=1" };
+    await withAmqp10(url, "quota", { env }, async ({ engine, client, q }) => {
+      const order = (orderId: string) =>
+        client.send(
+          `/queue/${q}.orders`,
+          jsonMessage({ orderId, hold: true }, { message_id: `m-${orderId}` }),
+        );
+      await order("first");
+      await client.take(`/queue/${q}.confirmed`, 1);
+      const sent = Date.now();
+      await order("second");
+      const [dead] = await client.take(`/queue/${q}.dlq`, 1);
+      // Three deliveries, each refused by the cap: the first two held for the refusal's
+      // one-second Retry-After before going back, not released after the short backoff.
+      assert.ok(Date.now() - sent >= 2_000, `dead-lettered after ${Date.now() - sent} ms`);
+      assert.equal(dead.message_id, "m-second");
+      assert.equal(property(dead, "sutra-diagnostic-code"), "SUTRA.BROKER.REDELIVERY_EXHAUSTED");
+      assert.match(
+        String(property(dead, "sutra-diagnostic-message")),
+        /delivered 3 time\(s\).*TENANT_CONCURRENCY_LIMIT/,
+      );
+      await client.send(
+        `/queue/${q}.decisions`,
+        jsonMessage({ orderId: "first", ok: true }, { message_id: "d-first" }),
+      );
+      await until(async () => (await instanceStatuses(engine)).includes("COMPLETED"));
+      await order("third");
+      const [started] = await client.take(`/queue/${q}.confirmed`, 1);
+      assert.equal(JSON.parse(textOf(started)).orderId, "third");
     });
   },
 );

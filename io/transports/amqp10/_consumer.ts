@@ -40,6 +40,7 @@ import {
   verdictOf,
   verdictOfAck,
 } from "../_broker/mod.ts";
+import { retryAfterSeconds } from "../../../engine/runtime/tenancy/quotas.ts";
 import { Amqp10Connection, DURABLE_TERMINUS } from "./_connection.ts";
 import { deadLetterOf, inboundOf, outboundOf } from "./_message.ts";
 import type { Amqp10ChannelOptions } from "./_options.ts";
@@ -233,10 +234,14 @@ export class ChannelConsumer {
       case "ack":
         this.#budget.forget(verdict.messageId);
         return delivery.accept();
-      case "requeue":
-        // Released at once the broker offers it straight back: wait a little first.
-        await sleep(Math.min(5_000, 100 * 2 ** ((verdict.attempt ?? 1) - 1)), signal);
+      case "requeue": {
+        // Released at once the broker offers it straight back: wait a little first, and a
+        // refusal that names its wait (a tenant quota) that long, as on every broker.
+        const backoffMs = Math.min(5_000, 100 * 2 ** ((verdict.attempt ?? 1) - 1));
+        const quotaMs = (retryAfterSeconds(verdict.diagnostic) ?? 0) * 1000;
+        await sleep(Math.max(backoffMs, quotaMs), signal);
         return delivery.release();
+      }
       case "dead-letter":
         break;
     }

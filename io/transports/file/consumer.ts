@@ -33,6 +33,7 @@ import type {
   TransportContext,
 } from "../../../engine/core/transport.ts";
 import { Backoff, type BrokerVerdict, verdictOf, verdictOfAck } from "../_broker/mod.ts";
+import { retryAfterSeconds } from "../../../engine/runtime/tenancy/quotas.ts";
 import { writeAtomically } from "./_atomic.ts";
 import { exists, openOwnerFolder, type OwnerFolder, takeBackOrphans } from "./_owner.ts";
 import { contentTypeOf, type FileChannelOptions, isPartialName } from "./options.ts";
@@ -225,7 +226,9 @@ export class FileConsumer {
   async #conclude(name: string, pending: Pending, verdict: BrokerVerdict): Promise<void> {
     if (this.#stopped) return;
     if (verdict.action === "requeue") {
-      pending.due = Date.now() + pending.backoff.next();
+      // A refusal that names its wait (a tenant quota) is not run again before it.
+      const quotaMs = (retryAfterSeconds(verdict.diagnostic) ?? 0) * 1000;
+      pending.due = Date.now() + Math.max(pending.backoff.next(), quotaMs);
       this.#context.logger.info("a file is run again later", {
         code: verdict.diagnostic.code,
         channel: this.#channel.declaration.name,
