@@ -39,8 +39,11 @@
  * amqp10 0.153×, 0.185×, 0.205× raw rhea; 0.11–0.12 statements and 0.04
  * commits per message. At load average 11–20: rabbitmq 0.07×–0.17× (acks
  * coalesced: 355 ack frames for 10,000 messages), kafka 0.415× per record,
- * pubsub 0.359× and 0.436×, sqs 0.389× (5,000). Where the rest goes:
- * `docs/runtime.md`, "The on-persist path, measured".
+ * pubsub 0.359× and 0.436×, sqs 0.389× (5,000). Quiet (load average 1,
+ * 10,000 messages): rabbitmq 0.19–0.24× raw amqplib with the on-persist
+ * floor itself at 0.33–0.41×; kafka 0.50–0.60× per record, sqs 0.48×,
+ * pubsub 0.90×. Where the rest goes: `docs/runtime.md`, "The on-persist
+ * path, measured".
  *
  * Each ratio line divides an engine line by its raw loop. The rabbitmq and
  * amqp10 lines need the broker named by `SUTRA_TEST_RABBITMQ_URL` (default
