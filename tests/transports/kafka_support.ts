@@ -190,9 +190,15 @@ export class KafkaClient {
     return answer.partitions.sort((a, b) => a.partition - b.partition).map((p) => Number(p.offset));
   }
 
-  /** How many members `group` has (the test double's coordinator, else the cluster's). */
+  /**
+   * How many members `group` has once its rebalance is done (the test
+   * double's coordinator, else the cluster's); 0 while it is rebalancing.
+   */
   async members(group: string, double?: KafkaTestBroker): Promise<number> {
-    if (double) return double.groups.describe(group).members;
+    if (double) {
+      const described = double.groups.describe(group);
+      return described.state === "Stable" ? described.members : 0;
+    }
     await this.#connect();
     const { groups } = await this.#admin.describeGroups([group]);
     return groups[0]?.state === "Stable" ? groups[0].members.length : 0;
