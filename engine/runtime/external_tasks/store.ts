@@ -144,7 +144,10 @@ export interface HeldTask extends TaskAddress {
 /**
  * Re-takes the worker's live lock for `lockMs` from now, so it cannot lapse
  * while the completion is inside the engine; undefined when the worker does
- * not hold a live lock on a non-terminal task.
+ * not hold a live lock on a non-terminal task. Like a claim, it commits
+ * without waiting for its log flush ({@link ASYNC_COMMIT}): the completion's
+ * own step commit flushes the log past it, and a server crash before that
+ * loses only a lock extension, as it loses the completion in flight.
  */
 export async function holdLock(
   db: Queryable,
@@ -161,6 +164,7 @@ export async function holdLock(
   }>(
     `update external_tasks set lock_expires_at = now() + make_interval(secs => $3)
       where task_id = $1 and lock_owner = $2 and lock_expires_at > now() and not terminal
+        and ${ASYNC_COMMIT}
       returning task_id, deployment_id, destination, headers, body, content_type, idempotency_key`,
     [o.taskId, o.workerId, o.lockMs / 1000],
   );
@@ -188,10 +192,22 @@ export async function releaseLock(
   );
 }
 
-/** Removes a task whose completion the engine accepted. */
+/**
+ * Removes a task whose completion the engine accepted, without waiting for
+ * the log flush ({@link ASYNC_COMMIT}): a delete a server crash loses leaves
+ * the task to be offered again, and the completion's dedup record, durable
+ * with its step, answers the second completion without running it.
+ */
 export async function deleteTask(db: Queryable, taskId: string): Promise<void> {
-  await db.query("delete from external_tasks where task_id = $1", [taskId]);
+  await db.query(`delete from external_tasks where task_id = $1 and ${ASYNC_COMMIT}`, [taskId]);
 }
+
+/**
+ * A condition that holds and turns `synchronous_commit` off for the
+ * statement's own transaction: it commits as soon as its log records are
+ * written, and is visible at once; the next flushed commit makes it durable.
+ */
+const ASYNC_COMMIT = "(select set_config('synchronous_commit', 'off', true)) = 'off'";
 
 /** Options for {@link failTask}. */
 export interface FailureOptions {
@@ -221,6 +237,7 @@ export async function failTask(
             last_error = $3, lock_owner = null, lock_expires_at = null,
             fetchable_at = now() + make_interval(secs => $6)
       where task_id = $1 and lock_owner = $2 and lock_expires_at > now() and not terminal
+        and ${ASYNC_COMMIT}
       returning retries_left, terminal`,
     [
       o.taskId,
