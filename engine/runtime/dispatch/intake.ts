@@ -21,6 +21,7 @@
  *
  * @module
  */
+import { setImmediate } from "node:timers";
 import type { Clock } from "../../core/clock.ts";
 import type { Decoded } from "../../core/codec.ts";
 import { type Diagnostic, diagnostic } from "../../core/diagnostic.ts";
@@ -741,9 +742,14 @@ export async function captureInbound(
 /** Runs of captures waiting for the turn after their acknowledgements, in capture order. */
 let due: (() => void)[] = [];
 
-/** Queues `run` for the next timer turn: one timer per group of captures, not one per capture. */
+/**
+ * Queues `run` for the next turn of the event loop: one callback per group of
+ * captures, not one per capture. (`setImmediate`, not `setTimeout(…, 0)`:
+ * Deno's zero-delay timer fires about 2 ms later, which every on-persist
+ * message would wait.)
+ */
 function afterAcknowledgements(run: () => void): void {
-  if (due.length === 0) setTimeout(runDue, 0);
+  if (due.length === 0) setImmediate(runDue);
   due.push(run);
 }
 

@@ -9,6 +9,7 @@
  * @module
  */
 import { DeleteMessageBatchCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import { setImmediate } from "node:timers";
 
 interface Pending {
   readonly receiptHandle: string;
@@ -21,7 +22,7 @@ export class DeleteBatcher {
   readonly #client: SQSClient;
   readonly #queueUrl: string;
   #pending: Pending[] = [];
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #flushing = false;
 
   constructor(client: SQSClient, queueUrl: string) {
     this.#client = client;
@@ -33,13 +34,16 @@ export class DeleteBatcher {
     return new Promise((resolve, reject) => {
       this.#pending.push({ receiptHandle, resolve, reject });
       if (this.#pending.length >= 10) this.#flush();
-      else this.#timer ??= setTimeout(() => this.#flush(), 0);
+      else if (!this.#flushing) {
+        // Not `setTimeout(…, 0)`: Deno's zero-delay timer fires about 2 ms later.
+        this.#flushing = true;
+        setImmediate(() => this.#flush());
+      }
     });
   }
 
   #flush(): void {
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#flushing = false;
     while (this.#pending.length > 0) void this.#send(this.#pending.splice(0, 10));
   }
 
