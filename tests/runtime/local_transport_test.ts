@@ -36,6 +36,19 @@ Deno.test("a q:send to a local channel starts the co-deployed process once", () 
     });
   }));
 
+Deno.test("a committed q:send goes out at once, not at the outbox's next idle poll", () =>
+  // An hour between idle polls: only the commit's wake-up can send the row in time.
+  withDeployed(
+    "tests/fixtures/runtime/local_handoff",
+    { env: { SUTRA_OUTBOX_POLL_INTERVAL: "PT1H" } },
+    async (engine) => {
+      const sent = await post(engine, "/channels/lh-order", { orderId: "O-3", quantity: 2 });
+      assert.equal(sent.status, 200, JSON.stringify(sent.body));
+      await until(async () => (await fulfilled(engine)).length === 1, 10_000);
+      assert.deepEqual(await fulfilled(engine), [{ status: "COMPLETED" }]);
+    },
+  ));
+
 Deno.test("an address no local channel serves stays in the outbox with its reason", () =>
   withEngine(async (engine) => {
     await post(engine, "/channels/lh-order", { orderId: "O-2", quantity: 1, lost: true });

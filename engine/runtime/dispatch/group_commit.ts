@@ -38,6 +38,7 @@ import { commitSteps, inOrder, type StepCommit } from "../instances/repository.t
 import { type Capture, type CapturedMark, markCaptured, storeCaptures } from "./inbox.ts";
 import { type DeliveryRecord, recordDeliveries } from "./dedup.ts";
 import { enforcesRowSecurity, scopeToTenant } from "../tenancy/row_security.ts";
+import { outboxBellOf } from "../outbox/bell.ts";
 
 /** Statements of one commit. */
 export type CommitWork = (tx: Transaction) => Promise<unknown>;
@@ -133,12 +134,14 @@ class Line {
       await Promise.all(group.map((m) => this.#alone(m)));
       return;
     }
+    ringForOutbox(this.#db, group);
     for (const m of group) m.resolve();
   }
 
   async #alone(member: Member): Promise<void> {
     try {
       await this.#db.transaction((tx) => write(tx, [member], enforcesRowSecurity(this.#db)));
+      ringForOutbox(this.#db, [member]);
       member.resolve();
     } catch (error) {
       member.reject(error);
@@ -169,6 +172,11 @@ async function write(tx: Transaction, members: readonly Member[], narrow: boolea
   for (const [tenant, own] of Map.groupBy(steps, (s) => s.tenant)) {
     await inOrder([scopeToTenant(tx, tenant), commitSteps(tx, own)]);
   }
+}
+
+/** Wakes the outbox worker when committed members wrote outbox rows. */
+function ringForOutbox(db: Database, members: readonly Member[]): void {
+  if (members.some((m) => (m.step?.outbox.length ?? 0) > 0)) outboxBellOf(db).ring();
 }
 
 /** Stores the members' captures in one statement and tells each whether its was stored. */

@@ -45,6 +45,7 @@ import {
 } from "../../core/transport.ts";
 import type { Database } from "../../persistence/mod.ts";
 import { PollLoop } from "../poll_loop.ts";
+import { outboxBellOf } from "./bell.ts";
 import type { PoisonedDelivery } from "../timers/mod.ts";
 import { errorMessage } from "../../core/errors.ts";
 import { SpanKind } from "@opentelemetry/api";
@@ -120,6 +121,7 @@ export class OutboxWorker {
   /** Rows whose sink answers later, by outbox id. */
   readonly #deferred = new Map<string, Row>();
   #stopped = false;
+  #unlisten: (() => void) | undefined;
 
   constructor(options: OutboxWorkerOptions) {
     this.#o = options;
@@ -325,14 +327,16 @@ export class OutboxWorker {
     );
   }
 
-  /** Starts polling. */
+  /** Starts polling; a commit on this database that writes outbox rows wakes it at once. */
   start(): void {
+    this.#unlisten = outboxBellOf(this.#o.db).listen(() => this.#loop.wake());
     this.#loop.start();
   }
 
   /** Stops polling, waits for the batch in flight and gives back the rows still waiting for an answer. */
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#unlisten?.();
     await this.#loop.stop();
     const ids = [...this.#deferred.keys()];
     if (ids.length === 0) return;
