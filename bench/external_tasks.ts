@@ -79,7 +79,6 @@ function engine(schema: string): Promise<RunningEngine> {
       SUTRA_DATASOURCE_URL: serverUrl!,
       SUTRA_DATASOURCE_SCHEMA: schema,
       SUTRA_ENGINE_SHARDS: String(workers),
-      SUTRA_OUTBOX_POLL_INTERVAL: "PT0.01S",
     },
     packages: [new URL("../tests/fixtures/runtime/pull_call", import.meta.url).pathname],
   });
