@@ -56,7 +56,7 @@ import {
   UsageError,
 } from "./command.ts";
 import { type CommandArgs, parseCommandArgs, stringFlag } from "./describe.ts";
-import { scaffoldAdminChannels } from "./coverage_scaffold.ts";
+import { declareEntries, scaffoldAdminChannels } from "./coverage_scaffold.ts";
 
 /** Options for {@link coverageCommand}. */
 export interface CoverageCommandOptions {
@@ -446,7 +446,10 @@ async function initSingle(
   const root = dirname(dirname(file));
   changes.push(...await scaffoldAdminChannels(root));
   const storesFile = join(root, "datastores.yaml");
-  if (await declareStore(storesFile)) changes.push({ action: "updated", file: storesFile });
+  const store = { name: COVERAGE_STORE_NAME, block: STORE_BLOCK };
+  if (await declareEntries(storesFile, "datastores", [store])) {
+    changes.push({ action: "updated", file: storesFile });
+  }
   out(
     `coverage init: ${file} — process '${process.id}', ${paths.length} path(s) declared ` +
       `(${kept.size} kept, ${paths.length - kept.size} new)\n` +
@@ -498,21 +501,6 @@ const STORE_BLOCK = `  - name: ${COVERAGE_STORE_NAME}
       # The engine owns this store's tables: no migrations.
       url-ref: \${COVERAGE_DB_URL}
 `;
-
-// Appends the reserved store to datastores.yaml when it is not declared yet.
-async function declareStore(path: string): Promise<boolean> {
-  let text: string;
-  try {
-    text = await Deno.readTextFile(path);
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
-    await Deno.writeTextFile(path, `datastores:\n${STORE_BLOCK}`);
-    return true;
-  }
-  if (new RegExp(`^\\s*-\\s*name:\\s*${COVERAGE_STORE_NAME}\\s*$`, "m").test(text)) return false;
-  await Deno.writeTextFile(path, `${text.replace(/\n*$/, "\n")}${STORE_BLOCK}`);
-  return true;
-}
 
 // ---- init, cross-process ------------------------------------------------------
 

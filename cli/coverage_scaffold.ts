@@ -74,7 +74,10 @@ export async function scaffoldAdminChannels(root: string): Promise<ScaffoldChang
     if (await createOnce(file, text)) changes.push({ action: "created", file });
   }
   const channels = join(root, "channels.yaml");
-  if (await declareChannels(channels)) changes.push({ action: "updated", file: channels });
+  const declared = OPS.map((op) => ({ name: `coverage-${op}`, block: channelOf(op) }));
+  if (await declareEntries(channels, "channels", declared)) {
+    changes.push({ action: "updated", file: channels });
+  }
   return changes;
 }
 
@@ -89,19 +92,36 @@ async function createOnce(file: string, text: string): Promise<boolean> {
   }
 }
 
-// Appends the admin channels channels.yaml does not declare yet.
-async function declareChannels(path: string): Promise<boolean> {
+/** One entry of a YAML list file: its `name`, and its text as appended. */
+export interface ListEntry {
+  readonly name: string;
+  readonly block: string;
+}
+
+/**
+ * Appends to the YAML list file `path` (its top key `list`, made when the
+ * file does not exist) each entry whose name it does not declare yet;
+ * answers whether it wrote.
+ */
+export async function declareEntries(
+  path: string,
+  list: string,
+  entries: readonly ListEntry[],
+): Promise<boolean> {
   let text: string;
   try {
     text = await Deno.readTextFile(path);
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
-    text = "channels:\n";
+    text = `${list}:\n`;
   }
-  const missing = OPS.filter((op) =>
-    !new RegExp(`^\\s*-\\s*name:\\s*coverage-${op}\\s*$`, "m").test(text)
+  const missing = entries.filter((e) =>
+    !new RegExp(`^\\s*-\\s*name:\\s*${e.name}\\s*$`, "m").test(text)
   );
   if (missing.length === 0) return false;
-  await Deno.writeTextFile(path, `${text.replace(/\n*$/, "\n")}${missing.map(channelOf).join("")}`);
+  await Deno.writeTextFile(
+    path,
+    `${text.replace(/\n*$/, "\n")}${missing.map((e) => e.block).join("")}`,
+  );
   return true;
 }
