@@ -334,10 +334,11 @@ export interface PlanScope {
   readonly node?: NodeIndex;
   readonly nodes: readonly NodeIndex[];
   /**
-   * Where a token entering the scope starts: none start events, or (ad-hoc)
+   * Where a token entering the scope starts: its start events; or (ad-hoc)
    * the enabled nodes — those without incoming flows, in document order,
    * leaving out boundary events, compensation handlers and event
-   * sub-processes.
+   * sub-processes; or, in an embedded body without a start event, the
+   * activities and gateways without incoming flows, the same way.
    */
   readonly entries: readonly NodeIndex[];
   /** Data objects declared directly in this scope, in document order. */

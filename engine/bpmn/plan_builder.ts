@@ -619,9 +619,7 @@ class ProcessPlanner {
 
   #finishScope(scope: Mutable<PlanScope>, nodes: readonly PlanNode[]): void {
     const members = scope.nodes.map((i) => nodes[i]);
-    scope.entries = scope.kind === "adHocSubProcess"
-      ? members.filter((n) => this.#enabledInAdHoc(n)).map((n) => n.index)
-      : members.filter((n) => n.kind === "startEvent").map((n) => n.index);
+    scope.entries = this.#entries(scope, members);
     const triggers: EventSubProcessTrigger[] = [];
     for (const n of members) {
       if (n.childScope === undefined || this.#scopes[n.childScope].kind !== "eventSubProcess") {
@@ -650,9 +648,23 @@ class ProcessPlanner {
     }
   }
 
-  // What an ad-hoc body starts: nodes no flow leads to, except those that
-  // only run when something else triggers them.
-  #enabledInAdHoc(n: PlanNode): boolean {
+  // Where a token entering the scope starts. An ad-hoc body enables what no flow leads to; an
+  // embedded body without a start event starts every activity and gateway no flow leads to, as
+  // BPMN prescribes for a sub-process that leaves its start event out.
+  #entries(scope: PlanScope, members: readonly PlanNode[]): NodeIndex[] {
+    const starts = members.filter((n) => n.kind === "startEvent");
+    if (scope.kind === "adHocSubProcess") {
+      return members.filter((n) => this.#unprompted(n)).map((n) => n.index);
+    }
+    if (starts.length > 0 || scope.kind === "process" || scope.kind === "eventSubProcess") {
+      return starts.map((n) => n.index);
+    }
+    return members.filter((n) => this.#unprompted(n) && !n.kind.endsWith("Event"))
+      .map((n) => n.index);
+  }
+
+  // Nodes no flow leads to, except those that only run when something else triggers them.
+  #unprompted(n: PlanNode): boolean {
     if (n.incoming.length > 0 || n.kind === "boundaryEvent" || n.isForCompensation) return false;
     return n.childScope === undefined || this.#scopes[n.childScope].kind !== "eventSubProcess";
   }

@@ -70,23 +70,21 @@ export function compensate(
 }
 
 /**
- * A transaction ends abnormally: its buffered writes are dropped, its
+ * A transaction is cancelled: its buffered writes are dropped, its
  * completed activities compensated newest first, then the flow continues
- * at `boundary` (with `error` bound when an error caused it).
+ * at its cancel `boundary`.
  */
 export function rollback(
   m: Machine,
   owner: Token,
   tx: ScopeInstance,
   boundary: NodeIndex,
-  error: { code: string; message: string } | undefined,
 ): void {
   m.clear(tx);
   delete tx.writes;
   const log = tx.compensation ?? [];
   delete tx.compensation;
   const then: Continuation = { kind: "boundary", token: owner.id, boundary };
-  if (error) then.error = error;
   if (log.length === 0) {
     proceed(m, then);
     return;
@@ -211,6 +209,7 @@ function proceed(m: Machine, then: Continuation): void {
       return;
     case "boundary": {
       const t = m.spawn(m.scope(token.scope), then.boundary);
+      // Only snapshots from before errors stopped compensating transactions carry one.
       if (then.error) m.set(t, "error", errorValue(then.error.code, then.error.message));
       m.journal.audit("transaction.rolledBack", m.nodeOf(token).id);
       m.terminate(token);

@@ -6,9 +6,10 @@
  * that runs that scope, and so on to the process. An uncaught error fails
  * the instance; an uncaught escalation is only reported.
  *
- * A transaction that an error leaves through a boundary on it is rolled
- * back and compensated first (see `_compensation.ts`), as is one that ends
- * at a cancel end event.
+ * A transaction that an error leaves through a boundary on it drops its
+ * buffered writes and is not compensated: BPMN calls this a hazard, where
+ * neither a normal end nor a cancel (which compensates, see
+ * `_compensation.ts`) is possible.
  *
  * @module
  */
@@ -109,7 +110,7 @@ export function cancelTransaction(m: Machine, token: Token): void {
       `transaction '${proc.nodes[owner.node].id}' was cancelled but has no cancel boundary event`,
     );
   }
-  rollback(m, owner, tx, boundary, undefined);
+  rollback(m, owner, tx, boundary);
 }
 
 /** The context an error handler sees as `error`. */
@@ -158,9 +159,9 @@ function catchError(
   error: { code: string; message: string },
 ): void {
   const child = activity.child === undefined ? undefined : m.state.scopes.get(activity.child);
+  // Terminating the transaction below drops its buffered writes.
   if (child?.kind === "transaction") {
-    rollback(m, activity, child, boundary, error);
-    return;
+    m.journal.audit("transaction.rolledBack", m.nodeOf(activity).id);
   }
   const t = m.spawn(m.scope(activity.scope), boundary);
   m.set(t, "error", errorValue(error.code, error.message));
