@@ -358,6 +358,7 @@ export class FlowReader {
         ...optional("activationCondition", this.#childExpression(el, "activationCondition")),
       };
     }
+    this.#checkQuantities(el);
     const activity = {
       ...base,
       isForCompensation: booleanAttribute(ctx, el, "isForCompensation", false),
@@ -509,6 +510,21 @@ export class FlowReader {
         };
       default:
         return { ...base, type };
+    }
+  }
+
+  // Tokens are one per activation both ways; other counts would change what a model means.
+  #checkQuantities(el: XmlElement): void {
+    for (const name of ["startQuantity", "completionQuantity"]) {
+      const value = attribute(el, name)?.trim();
+      if (value === undefined || value === "1") continue;
+      this.#ctx.report(
+        "SUTRA.CONFIG.BPMN.ELEMENT_UNSUPPORTED",
+        `${name}="${value}" on <${el.name}> is not supported: an activity starts on each token ` +
+          "and sends one token down each outgoing flow",
+        el,
+        { attributes: { element: el.local, attribute: name } },
+      );
     }
   }
 

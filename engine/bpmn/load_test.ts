@@ -142,3 +142,24 @@ Deno.test("bad input of every kind comes back as diagnostics, never as a throw",
     }
   }
 });
+
+Deno.test("startQuantity or completionQuantity other than 1 is refused, naming the attribute", async () => {
+  const result = await loadBpmn(
+    new TextEncoder().encode(minimal(`    <bpmn:startEvent id="s"/>
+    <bpmn:sequenceFlow id="f1" sourceRef="s" targetRef="t"/>
+    <bpmn:task id="t" startQuantity="2" completionQuantity="1"/>
+    <bpmn:sequenceFlow id="f2" sourceRef="t" targetRef="u"/>
+    <bpmn:task id="u" completionQuantity="3"/>
+    <bpmn:sequenceFlow id="f3" sourceRef="u" targetRef="e"/>
+    <bpmn:endEvent id="e"/>`)),
+    { uri: "quantities.bpmn" },
+  );
+  assert.equal(result.ok, false);
+  const refused = result.diagnostics.filter((d) =>
+    d.code === "SUTRA.CONFIG.BPMN.ELEMENT_UNSUPPORTED"
+  );
+  assert.deepEqual(refused.map((d) => [d.source?.line, d.attributes?.attribute]), [
+    [6, "startQuantity"],
+    [8, "completionQuantity"],
+  ]);
+});
