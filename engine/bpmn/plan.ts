@@ -341,7 +341,10 @@ export interface PlanScope {
    * activities and gateways without incoming flows, the same way.
    */
   readonly entries: readonly NodeIndex[];
-  /** Data objects declared directly in this scope, in document order. */
+  /**
+   * Data objects declared directly in this scope, in document order, then the
+   * properties of the sub-process that owns it (local to its body the same way).
+   */
   readonly dataObjects: readonly PlanDataObject[];
   /** Event sub-processes this scope can trigger while active. */
   readonly eventSubProcesses: readonly EventSubProcessTrigger[];

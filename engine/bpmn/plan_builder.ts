@@ -181,7 +181,7 @@ class ProcessPlanner {
       kind,
       nodes: [],
       entries: [],
-      dataObjects: this.#dataObjects(content),
+      dataObjects: this.#dataObjects(content, owner),
       eventSubProcesses: [],
       links: new FrozenMap(),
     };
@@ -521,11 +521,15 @@ class ProcessPlanner {
     return id;
   }
 
-  #dataObjects(content: FlowContainer): PlanDataObject[] {
-    return content.dataObjects.map((d) => {
+  // A sub-process's properties are local to its body, as its data objects are.
+  #dataObjects(content: FlowContainer, owner: NodeIndex | undefined): PlanDataObject[] {
+    const objects: PlanDataObject[] = content.dataObjects.map((d) => {
       const value = this.#expression(d.q.values[0]?.expression);
       return { id: d.id, name: this.#dataObjectName(d.id), ...(value ? { value } : {}) };
     });
+    const node = owner === undefined ? undefined : this.#nodes[owner];
+    const properties = node && "properties" in node ? node.properties : [];
+    return [...objects, ...properties.map((p) => ({ id: p.id, name: p.name ?? p.id }))];
   }
 
   #association(a: DataAssociation): PlanDataAssociation {

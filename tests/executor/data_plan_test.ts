@@ -39,6 +39,26 @@ Deno.test("data objects: q:value initial values; a sub-process's data objects ar
   assert.ok(!("draft" in run.vars) && !("scratch" in run.vars), "sub-process data stay inside");
 });
 
+Deno.test("a sub-process's properties are local to its body, like its data objects", async () => {
+  const run = new Instance(
+    await planOf(bpmn(`
+    <bpmn:startEvent id="s"/><bpmn:sequenceFlow id="f1" sourceRef="s" targetRef="sub"/>
+    <bpmn:subProcess id="sub">
+      <bpmn:property id="tmp" name="tmp"/>
+      <bpmn:startEvent id="ss"/><bpmn:sequenceFlow id="g1" sourceRef="ss" targetRef="use"/>
+      <bpmn:scriptTask id="use" scriptFormat="feel"><bpmn:script>{tmp: 7}</bpmn:script></bpmn:scriptTask>
+      <bpmn:sequenceFlow id="g2" sourceRef="use" targetRef="copy"/>
+      <bpmn:scriptTask id="copy" scriptFormat="feel"><bpmn:script>{kept: tmp * 2}</bpmn:script></bpmn:scriptTask>
+      <bpmn:sequenceFlow id="g3" sourceRef="copy" targetRef="se"/><bpmn:endEvent id="se"/>
+    </bpmn:subProcess>
+    <bpmn:sequenceFlow id="f2" sourceRef="sub" targetRef="e"/><bpmn:endEvent id="e"/>`)),
+  );
+  await run.start();
+  assert.equal(run.status, "COMPLETED");
+  assert.equal(run.vars.kept, 14, "the body reads what it wrote to its property");
+  assert.ok(!("tmp" in run.vars), "the property is gone with the body");
+});
+
 Deno.test("complex join: a token still on its way through a link belongs to the round that fired", async () => {
   const run = new Instance(await fixturePlan("complex_join_link.bpmn"));
   await run.start({ variables: { runs: 0 } });
