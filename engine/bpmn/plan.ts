@@ -292,6 +292,12 @@ export interface PlanNode {
   readonly calledElement?: string;
   readonly inputs: readonly PlanDataAssociation[];
   readonly outputs: readonly PlanDataAssociation[];
+  /**
+   * The data outputs the node declares (an activity's `ioSpecification`, a
+   * catch event's `dataOutput`), by name: its output associations read them
+   * from what the node produced, not from variables.
+   */
+  readonly dataOutputs?: readonly string[];
   /** True when an instance may park here (see `parksInstance`). */
   readonly waitState: boolean;
   readonly isForCompensation: boolean;

@@ -265,6 +265,8 @@ class ProcessPlanner {
       isForCompensation: isActivity(node) && node.isForCompensation,
     };
     if (node.name !== undefined) plan.name = node.name;
+    const dataOutputs = this.#dataOutputs(node);
+    if (dataOutputs.length > 0) plan.dataOutputs = dataOutputs;
     const defaultFlow = this.#defaultOf(node);
     if (defaultFlow !== undefined) plan.defaultFlow = this.#flowIndex.get(defaultFlow)!;
     if (isEvent(node)) this.#event(node, plan);
@@ -485,6 +487,15 @@ class ProcessPlanner {
    * data object; anything else (data input or output, property, data
    * object) is its `name`, else its id.
    */
+  // An activity declares its outputs in its ioSpecification; an event only by the items its
+  // output associations read.
+  #dataOutputs(node: FlowNode): string[] {
+    if (isActivity(node)) return (node.io?.outputs ?? []).map((o) => this.#itemName(o.id));
+    const sources = node.dataOutputAssociations.flatMap((a) => a.sources)
+      .filter((s) => this.#index.definitions.ids.get(this.#resolve(s) ?? s)?.kind === "dataOutput");
+    return [...new Set(sources.map((s) => this.#itemName(s)))];
+  }
+
   #itemName(ref: string): string {
     const id = this.#resolve(ref) ?? ref;
     const entry = this.#index.definitions.ids.get(id);

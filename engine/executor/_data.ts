@@ -129,7 +129,12 @@ export function writeOutputs(
     overlay = new Map(extra);
     if (result !== undefined) overlay.set("result", result);
   }
-  for (const a of x.nodeOf(token).outputs) {
+  const node = x.nodeOf(token);
+  if (node.dataOutputs) {
+    overlay ??= new Map();
+    bindDataOutputs(overlay, node.dataOutputs, overlay.get("result") ?? null);
+  }
+  for (const a of node.outputs) {
     if (a.store && a.target === a.store.reference) {
       writeStore(x, stores, token, a.store, outputValue(x, token, a, overlay));
       continue;
@@ -146,6 +151,23 @@ export function writeOutputs(
       x.set(token, asg.to, x.value(asg.from, token, overlay));
       x.mark(asg.to.split(".")[0], x.classOf(token, roots(asg.from)));
     }
+  }
+}
+
+/**
+ * What a node's declared data outputs hold: the entry of that name when what
+ * the node produced is a context with one, else the whole of it when the
+ * node declares a single output, else null.
+ */
+function bindDataOutputs(
+  overlay: Map<string, FeelValue>,
+  names: readonly string[],
+  produced: FeelValue,
+): void {
+  const entries = produced instanceof FeelContext ? produced.entries : undefined;
+  for (const name of names) {
+    if (entries?.has(name)) overlay.set(name, entries.get(name)!);
+    else overlay.set(name, names.length === 1 ? produced : null);
   }
 }
 

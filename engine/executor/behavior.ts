@@ -120,8 +120,12 @@ export interface Execution {
   lookup(token: Token, name: string): FeelValue | undefined;
   /** Sets a variable (or dotted path) as seen from the token. */
   set(token: Token, path: string, value: FeelValue): void;
-  /** Binds an inbound message's payload where the consuming node says. */
-  bindMessage(token: Token, node: PlanNode, message: InboundMessage | undefined): void;
+  /** Binds an inbound message's payload where the consuming node says; answers the bound value. */
+  bindMessage(
+    token: Token,
+    node: PlanNode,
+    message: InboundMessage | undefined,
+  ): FeelValue | undefined;
   /** Data inputs of the node (store reads included). */
   inputs(token: Token): Map<string, FeelValue> | Promise<Map<string, FeelValue>>;
   /**

@@ -168,12 +168,18 @@ export class Machine implements Execution {
     setVariable(this.state, this.scope(token.scope), path, value);
   }
 
-  bindMessage(token: Token, node: PlanNode, message: InboundMessage | undefined): void {
-    if (!message) return;
+  bindMessage(
+    token: Token,
+    node: PlanNode,
+    message: InboundMessage | undefined,
+  ): FeelValue | undefined {
+    if (!message) return undefined;
     const name = node.subscription?.variable ?? "payload";
-    this.set(token, name, toFeel(message.payload));
+    const payload = toFeel(message.payload);
+    this.set(token, name, payload);
     for (const [k, v] of Object.entries(message.variables ?? {})) this.set(token, k, toFeel(v));
     this.#inbound = { node: node.index, process: this.scope(token.scope).process, message };
+    return payload;
   }
 
   inputs(token: Token): Map<string, FeelValue> | Promise<Map<string, FeelValue>> {

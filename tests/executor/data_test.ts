@@ -118,3 +118,43 @@ Deno.test("variables keep their FEEL types across parks: numbers, booleans, null
   await run.message("hold", "go");
   assert.equal(run.vars.typed, true);
 });
+
+Deno.test("declared data outputs: an association reads the task's output of that name, or the message a wait received", async () => {
+  const ports = { tasks: { run: () => ({ outputs: { y: 4, z: 5 } }) } };
+  const io = (outputs: string) =>
+    `<bpmn:ioSpecification>${outputs}<bpmn:inputSet/><bpmn:outputSet/></bpmn:ioSpecification>`;
+  const run = new Instance(
+    await planOf(bpmn(
+      `
+    ${
+        ["r", "tenfold", "missing", "copy", "amount"].map((d) =>
+          `<bpmn:dataObject id="${d}" name="${d}"/>`
+        ).join("")
+      }
+    <bpmn:startEvent id="s"/><bpmn:sequenceFlow id="f1" sourceRef="s" targetRef="t"/>
+    <bpmn:serviceTask id="t" implementation="registered:x">
+      ${io(`<bpmn:dataOutput id="y" name="y"/><bpmn:dataOutput id="w" name="w"/>`)}
+      <bpmn:dataOutputAssociation id="o1"><bpmn:sourceRef>y</bpmn:sourceRef><bpmn:targetRef>r</bpmn:targetRef></bpmn:dataOutputAssociation>
+      <bpmn:dataOutputAssociation id="o2"><bpmn:sourceRef>y</bpmn:sourceRef><bpmn:targetRef>tenfold</bpmn:targetRef><bpmn:transformation>y * 10</bpmn:transformation></bpmn:dataOutputAssociation>
+      <bpmn:dataOutputAssociation id="o3"><bpmn:sourceRef>w</bpmn:sourceRef><bpmn:targetRef>missing</bpmn:targetRef></bpmn:dataOutputAssociation>
+    </bpmn:serviceTask>
+    <bpmn:sequenceFlow id="f2" sourceRef="t" targetRef="r1"/>
+    <bpmn:receiveTask id="r1" messageRef="M"><bpmn:extensionElements><q:source channel="r"/></bpmn:extensionElements>
+      ${io(`<bpmn:dataOutput id="msg" name="msg"/>`)}
+      <bpmn:dataOutputAssociation id="o4"><bpmn:sourceRef>msg</bpmn:sourceRef><bpmn:targetRef>copy</bpmn:targetRef></bpmn:dataOutputAssociation>
+      <bpmn:dataOutputAssociation id="o5"><bpmn:targetRef>amount</bpmn:targetRef><bpmn:transformation>result.v + 1</bpmn:transformation></bpmn:dataOutputAssociation>
+    </bpmn:receiveTask>
+    <bpmn:sequenceFlow id="f3" sourceRef="r1" targetRef="e"/><bpmn:endEvent id="e"/>`,
+      `<bpmn:message id="M" name="m"/>`,
+    )),
+    { ports },
+  );
+  await run.start({ variables: { y: "a variable, not the output" } });
+  assert.equal(run.vars.r, 4);
+  assert.equal(run.vars.tenfold, 40);
+  assert.equal(run.vars.missing, null, "an output the task did not produce is null");
+  await run.message("r1", { v: 1 });
+  assert.equal(run.status, "COMPLETED");
+  assert.deepEqual(run.vars.copy, { v: 1 }, "a single output holds the whole message");
+  assert.equal(run.vars.amount, 2, "the message is the wait's result");
+});

@@ -5,7 +5,9 @@
  *
  * @module
  */
-import type { Behavior } from "../behavior.ts";
+import type { InboundMessage } from "../input.ts";
+import type { Behavior, Execution } from "../behavior.ts";
+import type { Token } from "../state.ts";
 
 /** Waits for one relayed message. */
 export const relayWait: Behavior = {
@@ -15,7 +17,25 @@ export const relayWait: Behavior = {
     x.park(token, "waiting");
   },
   trigger(x, token, _wait, message) {
-    x.bindMessage(token, x.nodeOf(token), message);
-    x.complete(token);
+    completeWithMessage(x, token, message);
   },
 };
+
+/**
+ * Binds the message that completes a waiting node, then completes it; its
+ * output associations see the payload as `result` (and as its data output).
+ */
+export function completeWithMessage(
+  x: Execution,
+  token: Token,
+  message: InboundMessage | undefined,
+): void {
+  const payload = x.bindMessage(token, x.nodeOf(token), message);
+  x.complete(
+    token,
+    undefined,
+    payload === undefined ? undefined : {
+      overlay: new Map([["result", payload]]),
+    },
+  );
+}

@@ -9,6 +9,7 @@
  * @module
  */
 import type { Behavior } from "../behavior.ts";
+import { completeWithMessage } from "./_relay.ts";
 
 /** Intermediate catch events of every trigger type. */
 export const intermediateCatchEvent: Behavior = {
@@ -28,7 +29,6 @@ export const intermediateCatchEvent: Behavior = {
     x.park(token, "waiting");
   },
   trigger(x, token, _wait, message) {
-    x.bindMessage(token, x.nodeOf(token), message);
-    x.complete(token);
+    completeWithMessage(x, token, message);
   },
 };
