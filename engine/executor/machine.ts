@@ -412,7 +412,26 @@ export class Machine implements Execution {
     const scope = this.state.scopes.get(token.scope);
     if (!scope) return;
     scope.live--;
-    if (check && scope.live === 0) this.#scopeDone(scope);
+    if (!check) return;
+    if (scope.live === 0) this.#scopeDone(scope);
+    else this.#completing(scope);
+  }
+
+  /**
+   * Once a scope's own flow is done and only non-interrupting event
+   * sub-process runs keep it open, it is completing, no longer active: its
+   * event sub-processes cannot start again, so their starts are disarmed.
+   */
+  #completing(scope: ScopeInstance): void {
+    if (this.process(scope.process).scopes[scope.planScope].eventSubProcesses.length === 0) return;
+    let runs = 0;
+    for (const s of this.state.scopes.values()) {
+      if (s.parent === scope.id && s.kind === "eventSubProcess") runs++;
+    }
+    if (runs !== scope.live) return;
+    for (const w of [...this.state.waits.values()]) {
+      if (w.scope === scope.id && w.purpose === "eventSubProcess") this.resolve(w);
+    }
   }
 
   park(token: Token, state: TokenState): void {

@@ -116,6 +116,35 @@ Deno.test("non-interrupting event sub-processes (timer cycle, signal) run beside
   assert.equal(run.state!.waits.size, 0);
 });
 
+Deno.test("a non-interrupting event sub-process cannot start again once its scope's own flow is done", async () => {
+  const run = new Instance(
+    await planOf(bpmn(`
+    <bpmn:startEvent id="s"/><bpmn:sequenceFlow id="f1" sourceRef="s" targetRef="sub"/>
+    <bpmn:subProcess id="sub">
+      <bpmn:startEvent id="ss"/><bpmn:sequenceFlow id="g1" sourceRef="ss" targetRef="work"/>
+      <bpmn:userTask id="work"><bpmn:extensionElements><q:source channel="work"/></bpmn:extensionElements></bpmn:userTask>
+      <bpmn:sequenceFlow id="g2" sourceRef="work" targetRef="se"/><bpmn:endEvent id="se"/>
+      <bpmn:subProcess id="notes" triggeredByEvent="true">
+        <bpmn:startEvent id="note" isInterrupting="false"><bpmn:extensionElements><q:source channel="note"/></bpmn:extensionElements><bpmn:messageEventDefinition/></bpmn:startEvent>
+        <bpmn:sequenceFlow id="h1" sourceRef="note" targetRef="read"/>
+        <bpmn:userTask id="read"><bpmn:extensionElements><q:source channel="read"/></bpmn:extensionElements></bpmn:userTask>
+        <bpmn:sequenceFlow id="h2" sourceRef="read" targetRef="he"/><bpmn:endEvent id="he"/>
+      </bpmn:subProcess>
+    </bpmn:subProcess>
+    <bpmn:sequenceFlow id="f2" sourceRef="sub" targetRef="e"/><bpmn:endEvent id="e"/>`)),
+  );
+  await run.start();
+  await run.message("note", "first");
+  await run.message("note", "second");
+  assert.deepEqual(run.waitingAt().sort(), ["note", "read", "read", "work"]);
+  await run.message("work", "done");
+  assert.deepEqual(run.waitingAt(), ["read", "read"], "completing: the start is withdrawn");
+  for (const w of [...run.state!.waits.values()]) {
+    await run.step({ type: "message", wait: w.id, message: { payload: "ok" } });
+  }
+  assert.equal(run.status, "COMPLETED");
+});
+
 Deno.test("interrupting message event sub-process ends the running flow, binds its payload, and completes the scope", async () => {
   const run = new Instance(await planOf(EVENT_SUBS));
   await run.start({ variables: { reminders: 0 } });

@@ -9,8 +9,9 @@
  * other event sub-processes) before the event sub-process runs; when that
  * run ends the scope completes. A non-interrupting start runs alongside
  * the scope, may start again (message and signal starts stay armed, a
- * timer cycle re-arms), and the scope completes only when its runs are
- * done too. Each run has its own variables, where the trigger's payload
+ * timer cycle re-arms) while the scope's own flow runs, and the scope
+ * completes only when its runs are done too; meanwhile its starts are
+ * disarmed (the machine's `#completing`). Each run has its own variables, where the trigger's payload
  * (or `error` / `escalation` details) is bound.
  *
  * @module
