@@ -147,7 +147,8 @@ function nextHandler(m: Machine, run: CompensationRun): void {
     const host = m.scope(run.queueScopes.shift()!);
     const proc = m.process(entry.process);
     const node = proc.nodes[entry.node];
-    if (node.compensationHandler !== undefined) {
+    // A looped activity's entry holds one entry per run: each run is compensated, newest first.
+    if (node.compensationHandler !== undefined && !isLoopRuns(entry)) {
       const h = m.spawn(host, node.compensationHandler);
       h.handler = run.id;
       run.handler = h.id;
@@ -172,7 +173,7 @@ function nextHandler(m: Machine, run: CompensationRun): void {
       // that process's root; a loop's runs of one activity in its scope.
       const called = entry.children[0].process;
       let body = host;
-      if (called !== proc.id || node.childScope !== undefined) {
+      if (!isLoopRuns(entry) && (called !== proc.id || node.childScope !== undefined)) {
         body = m.openScope({
           kind: "compensation",
           process: called,
@@ -193,6 +194,12 @@ function nextHandler(m: Machine, run: CompensationRun): void {
     return;
   }
   proceed(m, run.then);
+}
+
+/** Whether `entry` is a loop's or multi-instance activity's, holding an entry per completed run. */
+function isLoopRuns(entry: CompensationEntry): boolean {
+  return entry.children !== undefined && entry.children.length > 0 &&
+    entry.children.every((c) => c.node === entry.node && c.process === entry.process);
 }
 
 function proceed(m: Machine, then: Continuation): void {

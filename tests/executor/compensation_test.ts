@@ -191,3 +191,40 @@ Deno.test("compensation event sub-process of a multi-instance sub-process: each 
   assert.equal(run.status, "COMPLETED");
   assert.deepEqual(run.vars.log, [2, 1]);
 });
+
+Deno.test("a looped or multi-instance activity is compensated once per completed run", async () => {
+  const looped = (loop: string, body = "") =>
+    bpmn(`
+  <bpmn:startEvent id="s"/><bpmn:sequenceFlow id="f1" sourceRef="s" targetRef="L"/>
+  ${
+      body ||
+      `<bpmn:scriptTask id="L" scriptFormat="feel">${loop}<bpmn:script>{n: n + 1}</bpmn:script></bpmn:scriptTask>`
+    }
+  <bpmn:boundaryEvent id="cb" attachedToRef="L"><bpmn:compensateEventDefinition/></bpmn:boundaryEvent>
+  <bpmn:scriptTask id="undo" isForCompensation="true" scriptFormat="feel"><bpmn:script>{undone: undone + 1}</bpmn:script></bpmn:scriptTask>
+  <bpmn:association id="a" sourceRef="cb" targetRef="undo"/>
+  <bpmn:sequenceFlow id="f2" sourceRef="L" targetRef="c"/>
+  <bpmn:endEvent id="c"><bpmn:compensateEventDefinition/></bpmn:endEvent>`);
+  const cases = {
+    "standard loop": looped(`<bpmn:standardLoopCharacteristics loopMaximum="3"/>`),
+    "sequential multi-instance": looped(
+      `<bpmn:multiInstanceLoopCharacteristics isSequential="true"><bpmn:loopCardinality>3</bpmn:loopCardinality></bpmn:multiInstanceLoopCharacteristics>`,
+    ),
+    "parallel multi-instance sub-process": looped(
+      "",
+      `<bpmn:subProcess id="L">
+      <bpmn:multiInstanceLoopCharacteristics><bpmn:loopCardinality>3</bpmn:loopCardinality></bpmn:multiInstanceLoopCharacteristics>
+      <bpmn:startEvent id="ss"/><bpmn:sequenceFlow id="g1" sourceRef="ss" targetRef="w"/>
+      <bpmn:scriptTask id="w" scriptFormat="feel"><bpmn:script>{n: n + 1}</bpmn:script></bpmn:scriptTask>
+      <bpmn:sequenceFlow id="g2" sourceRef="w" targetRef="se"/><bpmn:endEvent id="se"/>
+    </bpmn:subProcess>`,
+    ),
+  };
+  for (const [name, xml] of Object.entries(cases)) {
+    const run = new Instance(await planOf(xml));
+    await run.start({ variables: { n: 0, undone: 0 } });
+    assert.equal(run.status, "COMPLETED", name);
+    assert.equal(run.vars.n, 3, name);
+    assert.equal(run.vars.undone, 3, `${name}: one compensation per run`);
+  }
+});
