@@ -71,6 +71,24 @@ Deno.test("sequential multi-instance: one instance at a time, in collection orde
   assert.deepEqual(run.vars.doubled, ["first", "second"]);
 });
 
+Deno.test("a multi-instance completion condition sees the finished instance's output element and counter", async () => {
+  const run = new Instance(
+    await planOf(multiInstance(
+      `isSequential="true"${OVER_ITEMS}
+      <bpmn:completionCondition>out = "stop" or loopCounter = 4</bpmn:completionCondition>`,
+      `
+    <bpmn:scriptTask id="each" scriptFormat="feel">LOOP<bpmn:script>{out: if item = 2 then "stop" else "go"}</bpmn:script></bpmn:scriptTask>`,
+    )),
+  );
+  await run.start({ variables: { items: [1, 2, 3, 4] } });
+  assert.equal(run.status, "COMPLETED");
+  assert.deepEqual(
+    run.vars.doubled,
+    ["go", "stop", null, null],
+    "stopped after the second instance",
+  );
+});
+
 Deno.test("multi-instance by cardinality with a completion condition: stops early and withdraws the rest", async () => {
   const run = new Instance(
     await planOf(multiInstance(

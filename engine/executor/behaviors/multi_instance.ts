@@ -66,9 +66,11 @@ export const multiInstance: Behavior = {
     mi.active--;
     mi.completed++;
     counters(body);
+    // The condition sees the finished instance's own variables (its loopCounter and output
+    // element) over the body's counters.
     if (
       loop.completionCondition &&
-      x.testIn(loop.completionCondition, new FeelContext(visible(x.state, body)))
+      x.testIn(loop.completionCondition, new FeelContext(visible(x.state, run)))
     ) {
       x.clear(body);
       finish(x, token, body, loop);
