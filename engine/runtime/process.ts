@@ -213,17 +213,17 @@ function bootFailed(error: unknown, logger: Logger): number {
   return 1;
 }
 
-/** Resolves with the first SIGINT or SIGTERM the process receives. */
+/**
+ * Resolves with the first SIGINT or SIGTERM the process receives. Later ones
+ * are absorbed for as long as the process lives: Ctrl-C reaches every process
+ * of the terminal's group, and a wrapper such as `deno task` passes its own
+ * copy on as well, so the engine often gets two; the second must not cut the
+ * shutdown short (the grace period already bounds it).
+ */
 function stopSignals(): Promise<Deno.Signal> {
   return new Promise((resolve) => {
-    const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
-    const handlers = signals.map((signal) => {
-      const handler = () => {
-        signals.forEach((s, i) => Deno.removeSignalListener(s, handlers[i]));
-        resolve(signal);
-      };
-      Deno.addSignalListener(signal, handler);
-      return handler;
-    });
+    for (const signal of ["SIGINT", "SIGTERM"] as const) {
+      Deno.addSignalListener(signal, () => resolve(signal));
+    }
   });
 }

@@ -52,8 +52,14 @@ async function startThenSignal(
   await (await until(`http://127.0.0.1:${port}/sutra/health/ready`, 200, child)).body?.cancel();
   if (group) Deno.kill(-child.pid, signal);
   else child.kill(signal);
-  await child.exited;
+  const { output } = await child.exited;
   assert.ok(await portFreed(Number(port)), `port ${port} still taken after ${signal}`);
+  // Killed halfway (a second copy of the signal), the engine never says it stopped.
+  assert.match(
+    output,
+    /sutra-engine stopped/,
+    `the engine did not finish stopping after ${signal}`,
+  );
 }
 
 Deno.test("deno task start: SIGTERM, then SIGINT, to the task runner stop the engine; each next start works", async () => {
@@ -76,11 +82,13 @@ const npx = await npxAnswers();
 if (!npx) console.error("notice: npx is not available: the npx wrapper is not tested");
 Deno.test({
   // npx runs Deno under `sh -c`, which does not pass a SIGTERM on: the documented way is the group.
-  name: "npx … task start: SIGTERM to the process group stops the engine",
+  // Ctrl-C signals the group too, and the task runner passes its copy on: the engine gets two.
+  name: "npx … task start: SIGTERM, then Ctrl-C (SIGINT), to the process group stop the engine",
   ignore: !npx,
   async fn() {
     await withTempDir(async (dir) => {
       await startThenSignal(["npx", "-y", `deno@${Deno.version.deno}`], dir, "SIGTERM", true);
+      await startThenSignal(["npx", "-y", `deno@${Deno.version.deno}`], dir, "SIGINT", true);
     });
   },
 });
