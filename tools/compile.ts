@@ -324,8 +324,23 @@ export async function installLauncher(options: LauncherOptions): Promise<string>
   const path = `${root}/bin/${options.name}`;
   const script = await Deno.readTextFile(path);
   const end = script.indexOf("\n") + 1;
-  await Deno.writeTextFile(path, `${script.slice(0, end)}${LAUNCHER_LABEL}\n${script.slice(end)}`);
+  const body = pinDeno(script.slice(end), Deno.execPath());
+  await Deno.writeTextFile(path, `${script.slice(0, end)}${LAUNCHER_LABEL}\n${body}`);
   return path;
+}
+
+/**
+ * Makes a launcher run the Deno that installed it rather than whatever
+ * `deno` is on the PATH — there may be none when Deno came through `npx` —
+ * falling back to the PATH's when that binary has gone (an npx cache
+ * cleared, say).
+ */
+export function pinDeno(script: string, deno: string): string {
+  const quoted = `'${deno.replaceAll("'", `'\\''`)}'`;
+  return script.replace(
+    /^exec deno /m,
+    `deno_bin=${quoted}\n[ -x "$deno_bin" ] || deno_bin=deno\nexec "$deno_bin" `,
+  );
 }
 
 /** Writes a launcher per engine flavour and one for the CLI under `<out>/bin`; resolves to that folder. */

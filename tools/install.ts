@@ -13,6 +13,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
+import { dirname, resolve } from "node:path";
 import {
   BuildError,
   installLauncher,
@@ -67,10 +68,14 @@ export async function installLaunchers(args: readonly string[]): Promise<Launche
 
 function main(args: readonly string[]): Promise<number> {
   return runBuild(async () => {
+    let bin = "";
     for (const launcher of await installLaunchers(args)) {
-      await installLauncher(launcher);
-      console.error(`installed ${launcher.name}`);
+      const path = await installLauncher(launcher);
+      bin = dirname(path);
+      console.error(`installed ${launcher.name}: ${path}`);
     }
+    const onPath = (Deno.env.get("PATH") ?? "").split(":").some((p) => resolve(p) === bin);
+    if (!onPath) console.error(`add ${bin} to your PATH to run them by name`);
     return 0;
   });
 }

@@ -18,12 +18,17 @@ Deno.test("deno task install: sutra and sutra-engine work as commands from any d
     assert.doesNotMatch(launcher, /--allow-run|--allow-all|-A /);
     await Deno.mkdir(`${dir}/work`);
 
-    const version = await spawn(`${bin}/sutra`, ["version"], { cwd: `${dir}/work` }).exited;
+    assert.match(installed.output, new RegExp(`installed sutra-engine: ${bin}/sutra-engine`));
+    // No deno on this PATH (as after `npx -y deno@… task install`): the launchers run the Deno
+    // that installed them.
+    const noDeno = { PATH: "/usr/bin:/bin" };
+    const version = await spawn(`${bin}/sutra`, ["version"], { cwd: `${dir}/work`, env: noDeno })
+      .exited;
     assert.equal(version.output.trim(), `sutra ${ENGINE_VERSION}`);
 
     const engine = spawn(`${bin}/sutra-engine`, ["--port", "0"], {
       cwd: `${dir}/work`,
-      env: { SUTRA_HTTP_HOST: "127.0.0.1" },
+      env: { SUTRA_HTTP_HOST: "127.0.0.1", ...noDeno },
     });
     try {
       const [, port] = await engine.waitFor(LISTENING);
