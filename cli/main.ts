@@ -111,6 +111,13 @@ export function commands(programName: string): Command[] {
   ];
 }
 
+/** `--quiet` and `-v…` given before the command name move after it, where they are read. */
+function commandFirst(argv: readonly string[]): readonly string[] {
+  const lead = argv.findIndex((a) => a !== "--quiet" && !/^-v+$/.test(a));
+  if (lead <= 0) return argv;
+  return [argv[lead], ...argv.slice(0, lead), ...argv.slice(lead + 1)];
+}
+
 /** Runs the CLI with `argv` (without the program name); resolves to the exit code. */
 export async function runCli(
   argv: readonly string[],
@@ -119,7 +126,7 @@ export async function runCli(
   const io = options.io ?? processIo;
   const programName = options.programName ?? programNameFromBinary();
   const all = commands(programName);
-  const [first, ...rest] = argv;
+  const [first, ...rest] = commandFirst(argv);
 
   if (first === undefined || first === "--help" || first === "-h" || first === "help") {
     if (first === "help" && rest.length > 0) return await runCli([rest[0], "--help"], options);
@@ -132,7 +139,10 @@ export async function runCli(
   }
   const command = all.find((c) => c.name === first);
   if (!command) {
-    io.stderr(`${programName}: unknown command '${first}'\n\n${topUsage(programName, all)}`);
+    const line = formatDiagnostic(
+      diagnostic("SUTRA.CLI.USAGE", `${programName}: unknown command '${first}'`),
+    );
+    io.stderr(`${line}\n\n${topUsage(programName, all)}`);
     return EXIT_USAGE;
   }
   if (rest.includes("--help") || rest.includes("-h")) {

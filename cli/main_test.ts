@@ -45,8 +45,15 @@ Deno.test("--help works on the tool and on every command", async () => {
 Deno.test("unknown command, bad flag or no command: usage on stderr and exit 2", async () => {
   const unknown = capture();
   assert.equal(await runCli(["frobnicate"], { io: unknown.io, programName: "sutra" }), 2);
-  assert.match(unknown.err(), /unknown command 'frobnicate'[\s\S]*Usage:/);
+  assert.match(
+    unknown.err(),
+    /^ERROR SUTRA\.CLI\.USAGE: sutra: unknown command 'frobnicate'[\s\S]*Usage:/,
+  );
   assert.equal(unknown.out(), "");
+
+  const leading = capture();
+  assert.equal(await runCli(["-v", "version"], { io: leading.io, programName: "sutra" }), 0);
+  assert.match(leading.out(), /^sutra \d/, "verbosity flags may come before the command");
 
   const flag = capture();
   assert.equal(await runCli(["version", "--colour"], { io: flag.io, programName: "sutra" }), 2);

@@ -176,6 +176,7 @@ export const CODES = {
   "SUTRA.FEEL.PARSE": "The text is not a well-formed FEEL expression or unary-test list.",
   // Engine lifecycle and HTTP
   "SUTRA.ENGINE.BOOT_FAILED": "The engine could not start; the message names the failing stage.",
+  "SUTRA.ENGINE.USAGE": "sutra-engine was given an unknown option or a bad option value.",
   "SUTRA.HTTP.NOT_FOUND": "No route matches the request path.",
   "SUTRA.HTTP.METHOD_NOT_ALLOWED": "The route exists but not for this HTTP method.",
   "SUTRA.HTTP.LISTEN_FAILED": "The HTTP listener could not bind its port.",

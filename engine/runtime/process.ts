@@ -148,7 +148,8 @@ export function parseCommandLine(args: readonly string[]): CommandLine {
 }
 
 function usageError(reason: string): CommandLine {
-  console.error(`sutra-engine: ${reason}\n\n${ENGINE_USAGE}`);
+  const line = formatDiagnostic(diagnostic("SUTRA.ENGINE.USAGE", `sutra-engine: ${reason}`));
+  console.error(`${line}\n\n${ENGINE_USAGE}`);
   return { env: {}, exit: EXIT_USAGE };
 }
 

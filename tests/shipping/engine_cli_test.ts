@@ -28,11 +28,14 @@ Deno.test("an unknown flag or a bad port exits 2 with the usage, touching nothin
   await withTempDir(async (dir) => {
     const unknown = await engine(["--prot", "8080"], dir).exited;
     assert.equal(unknown.code, 2);
-    assert.match(unknown.output, /sutra-engine: Unknown option '--prot'/);
+    assert.match(unknown.output, /SUTRA\.ENGINE\.USAGE: sutra-engine: Unknown option '--prot'/);
     assert.match(unknown.output, /Usage: sutra-engine/);
     const bad = await engine(["--port", "http"], dir).exited;
     assert.equal(bad.code, 2);
-    assert.match(bad.output, /--port must be a port number \(0-65535\), not 'http'/);
+    assert.match(
+      bad.output,
+      /SUTRA\.ENGINE\.USAGE: .*--port must be a port number \(0-65535\), not 'http'/,
+    );
     assert.deepEqual([...Deno.readDirSync(dir)], []);
   });
 });
