@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { diagnostic, DiagnosticError } from "../../engine/core/diagnostic.ts";
+import { type Diagnostic, diagnostic, DiagnosticError } from "../../engine/core/diagnostic.ts";
 import type { ResolveContext, SecretResolver } from "../../engine/core/secrets.ts";
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -19,12 +19,27 @@ export const envResolver: SecretResolver = {
     }
     const value = context.env[reference];
     if (value === undefined) {
-      throw new DiagnosticError(
-        diagnostic("SUTRA.SECRET.UNRESOLVED", `environment variable ${reference} is not set`, {
-          attributes: { reference: `env:${reference}` },
-        }),
-      );
+      throw new DiagnosticError(unsetVariable(reference, `env:${reference}`));
     }
     return Promise.resolve(value);
   },
 };
+
+/**
+ * Why a variable a `reference` names has no value: not set, or — in an
+ * installed or compiled engine that reads only the variables it was built
+ * for — not readable at all, which "not set" would hide.
+ */
+export function unsetVariable(name: string, reference: string): Diagnostic {
+  if (Deno.permissions.querySync({ name: "env", variable: name }).state !== "granted") {
+    return diagnostic(
+      "SUTRA.ENGINE.PERMISSION_DENIED",
+      `environment variable ${name} cannot be read: this engine's permissions leave it out ` +
+        `(install or compile it with --env ${name}; see docs/install.md, "Flavours and permissions")`,
+      { attributes: { permission: "env", target: name, reference } },
+    );
+  }
+  return diagnostic("SUTRA.SECRET.UNRESOLVED", `environment variable ${name} is not set`, {
+    attributes: { reference },
+  });
+}

@@ -10,6 +10,7 @@ import {
   type ResolveContext,
   type SecretResolver,
 } from "../../engine/core/secrets.ts";
+import { unsetVariable } from "./env_resolver.ts";
 
 const PLACEHOLDER = /\$?\$\{([^}]*)\}/g;
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -35,13 +36,7 @@ export const placeholderResolver: SecretResolver = {
       return whole;
     });
     if (missing.length > 0) {
-      throw new DiagnosticError(
-        missing.map((name) =>
-          diagnostic("SUTRA.SECRET.UNRESOLVED", `environment variable ${name} is not set`, {
-            attributes: { reference: `\${${name}}` },
-          })
-        ),
-      );
+      throw new DiagnosticError(missing.map((name) => unsetVariable(name, `\${${name}}`)));
     }
     return Promise.resolve(expanded);
   },

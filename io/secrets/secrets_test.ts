@@ -77,3 +77,32 @@ Deno.test("literals pass through; only registered schemes count as references", 
   const e = await failure(resolveReference("env:", context({})));
   assert.equal(e.diagnostics[0].code, "SUTRA.SECRET.REFERENCE_INVALID");
 });
+
+Deno.test("a variable this process may not read is reported as a permission, not as unset", async () => {
+  const resolver = new URL("./env_resolver.ts", import.meta.url).href;
+  const script = await Deno.makeTempFile({ suffix: ".ts" });
+  try {
+    await Deno.writeTextFile(
+      script,
+      `import { envResolver } from "${resolver}";
+for (const name of ["SUTRA_HIDDEN", "SUTRA_ABSENT"]) {
+  try {
+    await envResolver.resolve(name, { env: {} } as never);
+  } catch (e) {
+    console.log(e.diagnostics[0].code, e.diagnostics[0].attributes?.target ?? "-");
+  }
+}`,
+    );
+    const run = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-q", "--no-prompt", "--allow-env=SUTRA_ABSENT", script],
+      env: { SUTRA_HIDDEN: "set, but not readable" },
+    }).output();
+    assert.equal(
+      new TextDecoder().decode(run.stdout),
+      "SUTRA.ENGINE.PERMISSION_DENIED SUTRA_HIDDEN\nSUTRA.SECRET.UNRESOLVED -\n",
+      new TextDecoder().decode(run.stderr),
+    );
+  } finally {
+    await Deno.remove(script);
+  }
+});
