@@ -28,6 +28,7 @@ import { type RunningEngine, startEngine } from "./engine.ts";
 import type { ReadinessCheck } from "./health.ts";
 import { HTTP_HOST, HTTP_PORT, httpSocketPath, LOG_FILTER, SERVICE_NAME } from "./settings.ts";
 import { errorMessage } from "../core/errors.ts";
+import { refusalHint, refusalIn } from "../core/permissions.ts";
 
 /** The exit code of a command line the engine does not understand. */
 export const EXIT_USAGE = 2;
@@ -180,23 +181,17 @@ function deniedByPermissions(error: unknown): Error | undefined {
   return undefined;
 }
 
-// Deno's refusal: `Requires net access to "127.0.0.1:5432", run again with the --allow-net flag`.
-const REFUSAL = /Requires (\w+) access to "?([^",]*)"?/;
-
 /**
  * `SUTRA.ENGINE.PERMISSION_DENIED` for a failure Deno's permissions caused,
  * naming the permission, the target and the stage that needed it.
  */
 function permissionDenied(stage: string, message: string): Diagnostic | undefined {
-  const refusal = REFUSAL.exec(message);
-  if (refusal === null) return undefined;
-  const [, permission, target] = refusal;
+  const refusal = refusalIn(message);
+  if (refusal === undefined) return undefined;
   return diagnostic(
     "SUTRA.ENGINE.PERMISSION_DENIED",
-    `the engine could not start: this build has no ${permission} access to ${target} ` +
-      `(${stage}); build a flavour that allows it or run with that permission — see ` +
-      `docs/install.md, "Flavours and permissions"`,
-    { attributes: { permission, target, stage } },
+    `the engine could not start: ${refusalHint(refusal)} (${stage})`,
+    { attributes: { ...refusal, stage } },
   );
 }
 

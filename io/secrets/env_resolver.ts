@@ -5,6 +5,7 @@
  */
 import { type Diagnostic, diagnostic, DiagnosticError } from "../../engine/core/diagnostic.ts";
 import type { ResolveContext, SecretResolver } from "../../engine/core/secrets.ts";
+import { refusalHint } from "../../engine/core/permissions.ts";
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -32,11 +33,11 @@ export const envResolver: SecretResolver = {
  */
 export function unsetVariable(name: string, reference: string): Diagnostic {
   if (Deno.permissions.querySync({ name: "env", variable: name }).state !== "granted") {
+    const refusal = { permission: "env", target: name };
     return diagnostic(
       "SUTRA.ENGINE.PERMISSION_DENIED",
-      `environment variable ${name} cannot be read: this engine's permissions leave it out ` +
-        `(install or compile it with --env ${name}; see docs/install.md, "Flavours and permissions")`,
-      { attributes: { permission: "env", target: name, reference } },
+      `environment variable ${name} cannot be read: ${refusalHint(refusal)}`,
+      { attributes: { ...refusal, reference } },
     );
   }
   return diagnostic("SUTRA.SECRET.UNRESOLVED", `environment variable ${name} is not set`, {

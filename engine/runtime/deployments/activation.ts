@@ -29,6 +29,7 @@ import { isSecretReference, type ResolveContext, resolveReference } from "../../
 import { businessStores, openPackageStores } from "../../datastore/mod.ts";
 import type { ChannelDecl, LoadedPackage } from "../../package/mod.ts";
 import type { ActiveDeployment } from "./registry.ts";
+import { refusalHint, refusalIn } from "../../core/permissions.ts";
 
 /** One secret reference a package holds, and where. */
 export interface SecretUse {
@@ -161,11 +162,11 @@ export async function storeFailures(
       : [diagnostic("SUTRA.RUNTIME.UNEXPECTED", errorMessage(error))];
     return causes.map((cause) => {
       const store = cause.attributes?.store;
+      const refusal = refusalIn(cause.message);
       return diagnostic(
         "SUTRA.DEPLOY.STORE_FAILED",
-        `${
-          typeof store === "string" ? `data store '${store}'` : "the data stores"
-        } cannot be opened and migrated: ${formatDiagnostic(cause)}`,
+        `${typeof store === "string" ? `data store '${store}'` : "the data stores"} cannot be ` +
+          `opened and migrated: ${refusal ? refusalHint(refusal) : formatDiagnostic(cause)}`,
         { attributes: { ...(typeof store === "string" ? { store } : {}), cause: cause.code } },
       );
     });
