@@ -145,7 +145,8 @@ function smokeScript(f: PackageFacts, sample: string): string {
 # ${f.channel}, and check that the accepted reply comes back.
 set -euo pipefail
 
-ENGINE_URL="\${ENGINE_URL:-http://localhost:8080}"
+# The same variable the sutra CLI reads (ENGINE_URL is still honoured).
+ENGINE_URL="\${SUTRA_ENGINE_URL:-\${ENGINE_URL:-http://localhost:8080}}"
 : "\${${f.apiKeyEnv}:?set ${f.apiKeyEnv} to the API key of the channel}"
 here="$(cd "$(dirname "$0")" && pwd)"
 

@@ -92,7 +92,10 @@ Deno.test("create app, then every line of its README, against a running engine",
         const concrete = line.replaceAll(README_ENGINE, url);
         const ran = line.startsWith("sutra ")
           ? await sutra(concrete.split(/\s+/).slice(1), app, env)
-          : await run("bash", ["-c", concrete], { cwd: app, env: { ...env, ENGINE_URL: url } });
+          : await run("bash", ["-c", concrete], {
+            cwd: app,
+            env: { ...env, SUTRA_ENGINE_URL: url },
+          });
         assert.equal(ran.code, 0, `${line}\n${ran.stdout}${ran.stderr}`);
         results.push({ line, ran });
       }
