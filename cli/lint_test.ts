@@ -80,3 +80,10 @@ Deno.test("lint --quiet prints only the errors, on stderr, and still exits 1", a
   assert.equal(lines.length, 9);
   for (const line of lines) assert.match(line, /: ERROR SUTRA\./);
 });
+
+Deno.test("lint of the folder above a package names the sub-folder that holds its package.yaml", async () => {
+  const c = captureIo();
+  const above = new URL("../examples/quote-reply", import.meta.url).pathname;
+  assert.equal(await lint.run([above], c.io), 1);
+  assert.match(c.out(), /MANIFEST_MISSING: .*the folder 'package\/' holds one/);
+});

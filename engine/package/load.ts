@@ -95,6 +95,7 @@ export async function loadPackage(files: PackageFiles): Promise<LoadPackageResul
 
   const descriptor = readPackageYaml(
     layout.packageYaml ? files.get(layout.packageYaml) : undefined,
+    [...files.keys()].find((path) => /^[^/]+\/package\.yaml$/.test(path))?.split("/")[0],
   );
   diagnostics.push(...descriptor.diagnostics);
 

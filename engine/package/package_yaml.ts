@@ -90,14 +90,23 @@ export interface PackageYamlResult {
   readonly diagnostics: readonly Diagnostic[];
 }
 
-/** Reads and checks `package.yaml` (absent bytes: the package has none). */
-export function readPackageYaml(bytes: Uint8Array | undefined): PackageYamlResult {
+/**
+ * Reads and checks `package.yaml` (absent bytes: the package has none;
+ * `nested` names a sub-folder that holds one, likely the package meant).
+ */
+export function readPackageYaml(
+  bytes: Uint8Array | undefined,
+  nested?: string,
+): PackageYamlResult {
   if (bytes === undefined) {
+    const hint = nested === undefined
+      ? ""
+      : `; the folder '${nested}/' holds one: point at that folder instead`;
     return {
       diagnostics: [diagnostic(
         "SUTRA.CONFIG.PACKAGE.MANIFEST_MISSING",
         `the package has no ${PACKAGE_YAML}: it declares the tenant, module and version labels ` +
-          "and engine.minContract",
+          `and engine.minContract${hint}`,
         { source: { uri: PACKAGE_YAML } },
       )],
     };
