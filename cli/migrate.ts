@@ -149,8 +149,9 @@ function explainHeld(
   if (target.kind !== "directory") return diagnostics;
   return [diagnostic(
     "SUTRA.CLI.MIGRATE.ENGINE_RUNNING",
-    `${first.message}, most likely a running engine: the embedded database serves one process at ` +
-      "a time. Either stop the engine and run this command again; or ask the running engine, " +
+    `embedded database ${target.path} is in use by another process, most likely a running ` +
+      "engine: the embedded database serves one process at a time. Either stop the engine and " +
+      "run this command again; or ask the running engine, " +
       "which applies its migrations when it starts: `curl -sS http://127.0.0.1:8080/sutra/health/ready` " +
       "(its port, SUTRA_HTTP_PORT) shows the schema version under the 'migrations' check; or " +
       "run the engine and this command on a PostgreSQL server (--url postgres://…), which " +

@@ -197,7 +197,9 @@ async function openDirectory(
   }
   if (!lock) {
     throw unreachable(
-      `embedded database ${dir} is in use by another process (it holds ${join(dir, LOCK_FILE)})`,
+      `embedded database ${dir} is in use by another process (it holds ${join(dir, LOCK_FILE)}): ` +
+        "an embedded database serves one process at a time; stop the other one (an engine, or a " +
+        "sutra command), or give this one its own directory (SUTRA_DATASOURCE_EMBEDDED_DIR)",
       description,
     );
   }
