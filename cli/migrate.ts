@@ -45,13 +45,17 @@ inspects them:
 Options:
   --url URL          database URL (env SUTRA_DB_URL): postgres://…, postgresql://…,
                      file://<dir> or memory://; without one, the embedded
-                     database in ${DEFAULT_EMBEDDED_DIR}
+                     database in $SUTRA_DATASOURCE_EMBEDDED_DIR, else
+                     ${DEFAULT_EMBEDDED_DIR}
   --user USER        user merged into a server URL (env SUTRA_DB_USERNAME)
   --password PASS    password merged into a server URL (env SUTRA_DB_PASSWORD)
   --schema SCHEMA    schema holding the engine's tables (env SUTRA_DB_SCHEMA)
   --dry-run          list what would be applied and change nothing
   --format text|json report format (default text)
   -h, --help         this text`;
+
+/** The engine's own variable for its embedded directory, read when no URL is given. */
+const EMBEDDED_DIR_ENV = "SUTRA_DATASOURCE_EMBEDDED_DIR";
 
 type SubCommand = "apply" | "status" | "verify";
 
@@ -86,13 +90,14 @@ export function createMigrateCommand(options: MigrateCommandOptions = {}): Comma
       for (const m of migrations) {
         log.trace(`migration ${m.version} ${m.name}: ${m.sql.length} chars`);
       }
+      // Without a URL the embedded database is where the engine keeps it, by the engine's variable.
+      const dataDir = io.env(EMBEDDED_DIR_ENV) || options.defaultDataDir;
       let db: Database | undefined;
       try {
-        db = await log.timed("opening the database", () =>
-          openDatabase(invocation.url, {
-            schema: invocation.schema,
-            dataDir: options.defaultDataDir,
-          }));
+        db = await log.timed(
+          "opening the database",
+          () => openDatabase(invocation.url, { schema: invocation.schema, dataDir }),
+        );
         log.info(`database ${db.description}`);
         const report = new Report(io, invocation.format, db.description);
         const open = db;
@@ -114,9 +119,9 @@ export function createMigrateCommand(options: MigrateCommandOptions = {}): Comma
         }
       } catch (error) {
         if (!(error instanceof DiagnosticError)) throw error;
-        const problems = db ? error.diagnostics : explainHeld(error.diagnostics, invocation.url, {
-          dataDir: options.defaultDataDir,
-        });
+        const problems = db
+          ? error.diagnostics
+          : explainHeld(error.diagnostics, invocation.url, { dataDir });
         return new Report(io, invocation.format, db?.description).problems(problems);
       } finally {
         await db?.close();

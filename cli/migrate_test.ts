@@ -138,6 +138,19 @@ Deno.test("settings fall back to SUTRA_DB_* variables", async () => {
   );
 });
 
+Deno.test("without a URL, the embedded directory is the engine's SUTRA_DATASOURCE_EMBEDDED_DIR", async () => {
+  await withTempDir(async (dir) => {
+    const c = capture({ SUTRA_DATASOURCE_EMBEDDED_DIR: join(dir, "elsewhere") });
+    const command = createMigrateCommand({
+      defaultDataDir: join(dir, "default"),
+      migrations: [V1],
+    });
+    assert.equal(await command.run([], c.io), 0);
+    assert.match(c.out(), new RegExp(`pglite:${join(dir, "elsewhere")} is now at version 1`));
+    await assert.rejects(Deno.stat(join(dir, "default")), Deno.errors.NotFound);
+  });
+});
+
 Deno.test("an unreachable or invalid database is a diagnostic and exit 1", async () => {
   const refused = capture();
   assert.equal(
