@@ -54,8 +54,9 @@ export interface KeepConnectedOptions extends BackoffOptions {
  * Runs `session` for as long as `signal` is not aborted: `session` connects
  * and resolves when the connection is gone (or rejects when it cannot
  * connect); the loop waits with backoff and connects again. A session that
- * ran resets the backoff. The first failure and every recovery are logged,
- * a failure with `SUTRA.BROKER.CONNECTION_LOST`, or with the code of the
+ * ran resets the backoff. The first three failures in a row, then every
+ * tenth, and every recovery are logged, a failure with
+ * `SUTRA.BROKER.CONNECTION_LOST`, or with the code of the
  * {@link DiagnosticError} the session threw (a refused login says so).
  */
 export async function keepConnected(
@@ -78,7 +79,7 @@ export async function keepConnected(
     } catch (error) {
       if (options.signal.aborted) return;
       failures++;
-      // Every attempt at first, then every tenth, so a broker down for long does not flood the log.
+      // So a broker down for long does not flood the log.
       if (failures <= 3 || failures % 10 === 0) {
         options.logger.warn(`${options.what}: cannot connect; retrying`, {
           code: error instanceof DiagnosticError
