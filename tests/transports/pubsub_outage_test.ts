@@ -1,6 +1,7 @@
 /**
- * The pubsub sink across a Pub/Sub outage (tier 2, the test double only: it
- * is stopped and started again on the same port with its state): a
+ * The pubsub sink across a Pub/Sub outage (tier 2, the test double only,
+ * in a process of its own: it is stopped and started again on the same
+ * port with its state): a
  * `q:send` made while the service is down stays in the outbox, retried
  * with its failure recorded, and is removed only once the service accepted
  * the publish — which then arrives exactly once; the channel's streaming
@@ -15,9 +16,10 @@ import { externalEmulator } from "../support/pubsub_server/mod.ts";
 const test = externalEmulator() ? Deno.test.ignore : tier2Test;
 
 test("pubsub outbound publish survives a server outage: retried, removed only once accepted", async () => {
-  await withPubSubEngine("outage", {}, async (ctx) => {
+  // The double runs in its own process: stopping it in this one can crash Deno's node:http2.
+  await withPubSubEngine("outage", { ownProcess: true }, async (ctx) => {
     const { engine, peer, topics } = ctx;
-    const double = ctx.target.double!;
+    const double = ctx.target.process!;
     // Warm: the sink's client is connected before the outage.
     assert.equal((await post(engine, "/channels/ps-http", { orderId: "before" })).status, 202);
     const [before] = await peer.take(topics.read.confirmed, 1);
@@ -36,7 +38,7 @@ test("pubsub outbound publish survives a server outage: retried, removed only on
       const { rows } = await outbox();
       assert.match(String(rows[0].last_error), /SUTRA\.BROKER\.PUBLISH_FAILED/);
     } finally {
-      await double.start();
+      await double.restart();
     }
     const [during] = await peer.take(topics.read.confirmed, 1, 30_000);
     assert.equal(JSON.parse(during.body).orderId, "during");

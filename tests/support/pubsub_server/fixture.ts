@@ -122,24 +122,26 @@ export interface PubSubEngineContext {
 }
 
 /**
- * Opens Pub/Sub (the double unless an emulator is configured), boots an
- * engine on a fresh tier-2 schema with the fixture deployed, runs `run`,
- * and stops everything.
+ * Opens Pub/Sub (the double unless an emulator is configured; with
+ * `ownProcess`, the double in a process of its own), boots an engine on a
+ * fresh tier-2 schema with the fixture deployed, runs `run`, and stops
+ * everything.
  */
 export async function withPubSubEngine(
   label: string,
-  options: Omit<PubSubPackageOptions, "prefix">,
+  options: Omit<PubSubPackageOptions, "prefix"> & { readonly ownProcess?: boolean },
   run: (ctx: PubSubEngineContext) => Promise<void>,
 ): Promise<void> {
   const prefix = uniqueName(label);
-  const target = await openPubSub();
+  const { ownProcess, ...packageOptions } = options;
+  const target = await openPubSub({ ownProcess });
   const peer = new PubSubPeer(target);
   try {
     await prepareTopics(peer, prefix);
     await withServerDatabase(async (_db, db) => {
       const engine = await bootEngine({ url: db.url, schema: db.schema, env: pubsubEnv(target) });
       try {
-        await engine.deployments.deploy(await pubsubPackage({ prefix, ...options }));
+        await engine.deployments.deploy(await pubsubPackage({ prefix, ...packageOptions }));
         await run({ engine, peer, target, topics: fixtureTopics(prefix), db });
       } finally {
         await engine.stop();

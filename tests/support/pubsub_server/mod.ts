@@ -25,6 +25,7 @@ import {
 } from "@google-cloud/pubsub";
 import { Buffer } from "node:buffer";
 import { PubSubGrpcServer } from "./server.ts";
+import { PubSubDoubleProcess } from "./process.ts";
 import type { SubscriptionStats } from "./broker.ts";
 
 export { PubSubGrpcServer } from "./server.ts";
@@ -41,6 +42,8 @@ export interface PubSubTarget {
   /** `host:port`, as `PUBSUB_EMULATOR_HOST` takes it. */
   readonly host: string;
   readonly double?: PubSubGrpcServer;
+  /** The double when it runs in a process of its own. */
+  readonly process?: PubSubDoubleProcess;
   /** Stops the double (nothing for an external emulator). */
   close(): Promise<void>;
 }
@@ -50,10 +53,20 @@ export function externalEmulator(): boolean {
   return Boolean(Deno.env.get(TEST_PUBSUB_EMULATOR_ENV)?.trim());
 }
 
-/** The external emulator when configured, else a fresh double on a free port. */
-export async function openPubSub(): Promise<PubSubTarget> {
+/**
+ * The external emulator when configured, else a fresh double on a free
+ * port: in this process, or with `ownProcess` in one of its own (for a test
+ * that stops and restarts it, see `process.ts`).
+ */
+export async function openPubSub(
+  options: { readonly ownProcess?: boolean } = {},
+): Promise<PubSubTarget> {
   const external = Deno.env.get(TEST_PUBSUB_EMULATOR_ENV)?.trim();
   if (external) return { host: external, close: () => Promise.resolve() };
+  if (options.ownProcess) {
+    const process = await PubSubDoubleProcess.start();
+    return { host: `127.0.0.1:${process.port}`, process, close: () => process.close() };
+  }
   const double = new PubSubGrpcServer();
   const port = await double.start();
   return { host: `127.0.0.1:${port}`, double, close: () => double.stop() };
