@@ -90,7 +90,11 @@ let skipNoticePrinted = false;
  * `SUTRA_TEST_DATABASE_URL` it is registered as ignored (a notice says why),
  * or, with `SUTRA_TEST_REQUIRE_SERVICES=1`, registered to fail.
  */
-export function tier2Test(name: string, fn: (t: Deno.TestContext) => Promise<void>): void {
+export function tier2Test(
+  name: string,
+  fn: (t: Deno.TestContext) => Promise<void>,
+  options: Pick<Deno.TestDefinition, "sanitizeOps"> = {},
+): void {
   const url = serverDatabaseUrl();
   if (!url && !servicesRequired()) {
     if (!skipNoticePrinted) {
@@ -103,11 +107,15 @@ export function tier2Test(name: string, fn: (t: Deno.TestContext) => Promise<voi
     Deno.test({ name, ignore: true, fn });
     return;
   }
-  Deno.test(name, async (t) => {
-    if (!url) {
-      throw new Error(`${missingServerMessage()}, and ${REQUIRE_SERVICES_ENV}=1 requires it`);
-    }
-    await fn(t);
+  Deno.test({
+    name,
+    ...options,
+    async fn(t) {
+      if (!url) {
+        throw new Error(`${missingServerMessage()}, and ${REQUIRE_SERVICES_ENV}=1 requires it`);
+      }
+      await fn(t);
+    },
   });
 }
 
