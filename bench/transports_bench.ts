@@ -42,7 +42,9 @@
  * pubsub 0.359× and 0.436×, sqs 0.389× (5,000). Quiet (load average 1,
  * 10,000 messages): rabbitmq 0.19–0.24× raw amqplib with the on-persist
  * floor itself at 0.33–0.41×; kafka 0.50–0.60× per record, sqs 0.48×,
- * pubsub 0.90×. Where the rest goes: `docs/runtime.md`, "The on-persist
+ * pubsub 0.90×. That sqs figure had the raw loop pay for compiling the SDK,
+ * which the engine line after it found compiled: with an untimed raw round
+ * first, sqs is 0.27–0.37× (three runs). Where the rest goes: `docs/runtime.md`, "The on-persist
  * path, measured".
  *
  * Each ratio line divides an engine line by its raw loop. The rabbitmq and
