@@ -1,7 +1,8 @@
 /**
  * Running a sub-process body: a scope instance opened under the token, its
- * event sub-processes armed, a token on each entry (none start events; for
- * an ad-hoc sub-process its enabled activities). The owning
+ * event sub-processes armed, a token on each entry (its start events, or
+ * without one what no flow leads to; for an ad-hoc sub-process its enabled
+ * activities). The owning
  * token waits at the sub-process node until the body has nothing left.
  *
  * @module
