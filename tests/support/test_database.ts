@@ -93,7 +93,7 @@ let skipNoticePrinted = false;
 export function tier2Test(
   name: string,
   fn: (t: Deno.TestContext) => Promise<void>,
-  options: Pick<Deno.TestDefinition, "sanitizeOps"> = {},
+  options: Pick<Deno.TestDefinition, "sanitizeOps" | "sanitizeResources"> = {},
 ): void {
   const url = serverDatabaseUrl();
   if (!url && !servicesRequired()) {

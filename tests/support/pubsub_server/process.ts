@@ -1,10 +1,11 @@
 /**
  * The Pub/Sub test double in a process of its own, for the tests that stop
- * it and start it again. Stopping a gRPC server drops its HTTP/2 sessions,
- * and with those sessions' clients in the same process Deno's `node:http2`
- * can bring the whole process down (an nghttp2 assertion, or a segfault);
- * a server in another process goes away as a real one does, and the test
- * process only ever holds the client side.
+ * it and start it again. Deno 2.9's `node:http2` can bring a whole process
+ * down (an nghttp2 assertion in `find_stream_on_goaway_func`, or a
+ * segfault) when a gRPC server shuts its HTTP/2 sessions down: in the
+ * server's process, and now and then in the client's on the GOAWAY. So the
+ * double runs elsewhere, and an outage is its relay dropping the
+ * connections (see `Relay`), not the server shutting down.
  *
  * ```ts
  * const double = await PubSubDoubleProcess.start();
@@ -13,7 +14,7 @@
  * await double.close();
  * ```
  *
- * Run as a script it is that process: it prints the bound port, then
+ * Run as a script it is that process: it prints the public port, then
  * answers `stop` and `start` lines on stdin with `stopped` and `started`.
  *
  * @module
@@ -96,21 +97,85 @@ function splitLines(): TransformStream<string, string> {
   });
 }
 
+/**
+ * The double behind a TCP relay on the public port: stopping closes the
+ * relay's listener and every connection through it, so clients see their
+ * connections end as when a server's host goes away — without the HTTP/2
+ * GOAWAY a shutting-down gRPC server sends, which Deno's `node:http2` can
+ * also fail an assertion on in the client's process — while the server,
+ * and its state, stay up behind it.
+ */
+class Relay {
+  readonly #conns = new Set<Deno.Conn>();
+  #listener: Deno.Listener | undefined;
+  port = 0;
+
+  constructor(readonly upstream: number) {}
+
+  listen(): void {
+    this.#listener = Deno.listen({ hostname: "127.0.0.1", port: this.port });
+    this.port = (this.#listener.addr as Deno.NetAddr).port;
+    void this.#accept(this.#listener);
+  }
+
+  close(): void {
+    this.#listener?.close();
+    this.#listener = undefined;
+    for (const conn of this.#conns) conn.close();
+    this.#conns.clear();
+  }
+
+  async #accept(listener: Deno.Listener): Promise<void> {
+    try {
+      for await (const client of listener) void this.#pipe(client);
+    } catch {
+      // closed
+    }
+  }
+
+  async #pipe(client: Deno.Conn): Promise<void> {
+    this.#conns.add(client);
+    let server: Deno.Conn | undefined;
+    try {
+      server = await Deno.connect({ hostname: "127.0.0.1", port: this.upstream });
+      this.#conns.add(server);
+      await Promise.race([
+        client.readable.pipeTo(server.writable, { preventClose: true }),
+        server.readable.pipeTo(client.writable, { preventClose: true }),
+      ]);
+    } catch {
+      // either side went away
+    } finally {
+      for (const conn of [client, server]) {
+        if (conn && this.#conns.delete(conn)) {
+          try {
+            conn.close();
+          } catch {
+            // already closed
+          }
+        }
+      }
+    }
+  }
+}
+
 if (import.meta.main) {
   const server = new PubSubGrpcServer();
-  const port = await server.start();
-  console.log(port);
+  const relay = new Relay(await server.start());
+  relay.listen();
+  console.log(relay.port);
   const commands = Deno.stdin.readable.pipeThrough(new TextDecoderStream()).pipeThrough(
     splitLines(),
   );
   for await (const command of commands) {
     if (command === "stop") {
-      await server.stop();
+      relay.close();
       console.log("stopped");
     } else if (command === "start") {
-      await server.start(port);
+      relay.listen();
       console.log("started");
     }
   }
+  relay.close();
   await server.stop();
 }
