@@ -195,6 +195,8 @@ export const CODES = {
     "No outgoing flow of a gateway can be taken (no condition holds, no default).",
   "SUTRA.RUNTIME.INSTANCE.NOT_ACTIVE": "The instance is completed, terminated or failed (refusal).",
   "SUTRA.RUNTIME.INSTANCE.STUCK": "Tokens remain that nothing can ever move.",
+  "SUTRA.RUNTIME.STEP.LIMIT":
+    "One step entered 100,000 nodes without reaching a wait state (a loop with no wait in it).",
   "SUTRA.RUNTIME.LISTENER.FAILED": "An execution listener threw and the step carried on (warning).",
   "SUTRA.RUNTIME.RESUME.WAIT_UNKNOWN": "The input names no wait the instance holds (refusal).",
   "SUTRA.RUNTIME.RETRY.EXHAUSTED":

@@ -20,6 +20,8 @@ export const ExecutorCode = {
   NO_PATH: "SUTRA.RUNTIME.GATEWAY.NO_PATH",
   /** Tokens remain that nothing (no wait, no timer, no message) can ever move again. */
   STUCK: "SUTRA.RUNTIME.INSTANCE.STUCK",
+  /** One step entered more nodes than a step may (a cycle with no wait state in it). */
+  STEP_LIMIT: "SUTRA.RUNTIME.STEP.LIMIT",
   /** A call activity names a process the deployment does not have. */
   CALL_UNKNOWN: "SUTRA.RUNTIME.CALL.PROCESS_UNKNOWN",
   /** `q:dispatch onNoMatch="error"` and no case holds (a catchable BPMN error code). */

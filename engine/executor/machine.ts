@@ -58,6 +58,9 @@ import { firstDue } from "./_timers.ts";
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
+/** Node entries one step may make before the instance fails with `SUTRA.RUNTIME.STEP.LIMIT`. */
+export const MAX_ACTIVATIONS_PER_STEP = 100_000;
+
 /** One step's execution over a working copy of the state. */
 export class Machine implements Execution {
   readonly plan: ExecutionPlan;
@@ -726,12 +729,25 @@ export class Machine implements Execution {
 
   /** Runs queued tokens until the instance is quiescent. */
   async run(): Promise<void> {
+    let activations = 0;
     for (;;) {
       while (this.#head < this.#agenda.length) {
         if (this.state.status !== "RUNNING") return;
         const token = this.#agenda[this.#head++];
         if (this.state.tokens.get(token.id) !== token) continue;
         this.current = token;
+        // A cycle with no wait state in it would otherwise hold the engine's lane (and memory) forever.
+        if (++activations > MAX_ACTIVATIONS_PER_STEP) {
+          this.fail(
+            token,
+            ExecutorCode.STEP_LIMIT,
+            `the step entered ${MAX_ACTIVATIONS_PER_STEP} nodes without reaching a wait state ` +
+              `(last '${
+                this.nodeOf(token).id
+              }'): a loop with no wait, timer or task that parks in it?`,
+            { limit: MAX_ACTIVATIONS_PER_STEP },
+          );
+        }
         if (token.state === "triggered") {
           // Reached through an event-based gateway: its trigger already happened.
           token.state = "ready";

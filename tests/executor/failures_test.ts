@@ -164,3 +164,16 @@ Deno.test("a defect inside a step fails the instance from its previous state wit
   assert.equal(r.state!.tokens.size, before.tokens.size, "nothing of the failed step is kept");
   assert.equal(before.status, "WAITING", "the caller's state is not changed");
 });
+
+Deno.test("a cycle with no wait state fails the instance at the step limit instead of running forever", async () => {
+  const run = new Instance(
+    await planOf(bpmn(`
+    <bpmn:startEvent id="s"/><bpmn:sequenceFlow id="f1" sourceRef="s" targetRef="spin"/>
+    <bpmn:task id="spin"/>
+    <bpmn:sequenceFlow id="again" sourceRef="spin" targetRef="spin"/>`)),
+  );
+  await run.start();
+  assert.equal(run.status, "FAILED");
+  assert.equal(run.state!.failure?.code, "SUTRA.RUNTIME.STEP.LIMIT");
+  assert.equal(run.state!.failure?.node, "spin");
+});
