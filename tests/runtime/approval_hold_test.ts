@@ -158,3 +158,56 @@ Deno.test("approval-hold refuses a message that breaks its schema with 422, befo
     await engine.stop();
   }
 });
+
+Deno.test("a decision never resumes another process's instance that holds the same alias value", async () => {
+  // A twin of the example under other names: its own process and channels, the same node ids
+  // and the same alias name.
+  const twin = await Deno.makeTempDir({ prefix: "sutra_twin_" });
+  try {
+    const source = new URL("../../examples/approval-hold/package/", import.meta.url).pathname;
+    for await (const entry of walkFiles(source)) {
+      const text = (await Deno.readTextFile(`${source}${entry}`))
+        .replaceAll("approval-hold", "approval-twin")
+        .replaceAll("approval-request", "twin-request")
+        .replaceAll("approval-decision", "twin-decision")
+        .replaceAll('process id="approval"', 'process id="twin"');
+      await Deno.mkdir(`${twin}/${entry.split("/").slice(0, -1).join("/")}`, { recursive: true });
+      await Deno.writeTextFile(`${twin}/${entry}`, text);
+    }
+    const engine = await bootEngine();
+    try {
+      await engine.deployments.deploy(await sealDir("examples/approval-hold/package"));
+      await engine.deployments.deploy(await sealDir(twin));
+      const parked = await post(engine, "/channels/twin-request", request("E2E-T"), KEY);
+      assert.equal(parked.status, 200, JSON.stringify(parked.body));
+      const [held] = parked.body.instances as { instanceId: string; status: string }[];
+      assert.equal(held.status, "WAITING");
+
+      const stray = await post(engine, "/channels/approval-decision", decision("E2E-T"), KEY);
+      assert.equal(stray.status, 404, JSON.stringify(stray.body));
+      assert.equal(codeOf(stray), "SUTRA.RUNTIME.RELAY.CORRELATION_NOT_FOUND");
+      assert.ok(
+        !JSON.stringify(stray.body).includes(held.instanceId),
+        "the other instance is not named",
+      );
+      assert.equal((await snapshotOf(engine, held.instanceId)).status, "RUNNING");
+
+      const own = await post(engine, "/channels/twin-decision", decision("E2E-T"), KEY);
+      assert.equal(own.status, 200, JSON.stringify(own.body));
+      assert.equal((own.body.instances as { status: string }[])[0].status, "COMPLETED");
+    } finally {
+      await engine.stop();
+    }
+  } finally {
+    await Deno.remove(twin, { recursive: true });
+  }
+});
+
+/** The files under `dir`, as paths relative to it. */
+async function* walkFiles(dir: string, prefix = ""): AsyncGenerator<string> {
+  for await (const entry of Deno.readDir(`${dir}${prefix}`)) {
+    const path = `${prefix}${entry.name}`;
+    if (entry.isDirectory) yield* walkFiles(dir, `${path}/`);
+    else yield path;
+  }
+}

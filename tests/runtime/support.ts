@@ -15,9 +15,9 @@ import { transports } from "../../engine/core/transport.ts";
 import { readPackageDir, sealPackage } from "../../engine/package/mod.ts";
 import { type RunningEngine, startEngine } from "../../engine/runtime/mod.ts";
 
-/** Seals the package directory `dir` (relative to the repository root) into archive bytes. */
+/** Seals the package directory `dir` (absolute, or relative to the repository root) into archive bytes. */
 export async function sealDir(dir: string): Promise<Uint8Array> {
-  const path = new URL(`../../${dir}`, import.meta.url).pathname;
+  const path = dir.startsWith("/") ? dir : new URL(`../../${dir}`, import.meta.url).pathname;
   const read = await readPackageDir(path);
   assert.ok(read.files, read.diagnostics.map((d) => d.message).join("\n"));
   const sealed = await sealPackage(read.files, { transports });

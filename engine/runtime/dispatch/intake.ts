@@ -816,11 +816,16 @@ async function runResume(
     owner: `${o.replicaId}/lane-${w.lane}`,
     ...(w.through ? { through: w.through } : {}),
   };
+  const process = w.route.subscription.process;
   const advanced = await advanceInstance(o, key, ({ plan, state }) => {
     const wait = [...state.waits.values()].find((x) =>
-      x.kind === "message" && plan.processById.get(x.process)?.nodes[x.node]?.id === nodeId
+      x.kind === "message" && x.process === process &&
+      plan.processById.get(x.process)?.nodes[x.node]?.id === nodeId
     );
-    return wait ? resumeInput(wait.id, w.screened) : { leave: `is not parked at '${nodeId}'` };
+    if (wait) return resumeInput(wait.id, w.screened);
+    // Alias values are shared by the tenant's processes: another process's holder is no match.
+    const ours = [...state.scopes.values()].some((scope) => scope.process === process);
+    return { leave: ours ? `is not parked at '${nodeId}'` : OTHER_PROCESS };
   }, {
     capture: w.receipt,
     dedup: w.dedup,
@@ -854,9 +859,19 @@ async function runResume(
         { instanceId, deploymentId: advanced.deploymentId },
       );
     case "left":
+      if (advanced.reason === OTHER_PROCESS) {
+        const channel = w.screened.channel.decl.name;
+        return notWaiting(
+          `no parked instance matches the message's correlation on channel '${channel}'`,
+          { channel },
+        );
+      }
       return notWaiting(`instance ${instanceId} ${advanced.reason}`, { instanceId, node: nodeId });
   }
 }
+
+/** Why a relay left an instance that belongs to another process (never shown to the sender). */
+const OTHER_PROCESS = "belongs to another process";
 
 function notWaiting(message: string, attributes: Record<string, string>): DeliveryOutcome {
   return refused("not-found", "SUTRA.RUNTIME.RELAY.CORRELATION_NOT_FOUND", message, attributes);
