@@ -82,9 +82,71 @@ interface Building {
 // saxes keeps going after an error; past this many the rest is noise.
 const MAX_PROBLEMS = 20;
 
+/**
+ * Elements may nest this deep; the readers and checks after the parse walk
+ * the tree recursively, and a model needs a few dozen levels at most.
+ */
+export const MAX_XML_DEPTH = 256;
+
+/**
+ * Where the text's elements first nest past {@link MAX_XML_DEPTH}, by a
+ * linear scan of its tags (comments, CDATA, declarations and processing
+ * instructions skipped, quoted `>` in attributes honoured). saxes resolves
+ * namespaces through every enclosing element, so on a hostile document ten
+ * thousand levels deep it would take minutes before the limit below could
+ * say anything; malformed text is left for saxes to describe.
+ */
+function tooDeepAt(text: string): number | undefined {
+  let depth = 0;
+  for (let i = text.indexOf("<"); i >= 0 && i < text.length; i = text.indexOf("<", i)) {
+    const next = text[i + 1];
+    if (next === "!" || next === "?") {
+      const close = text.startsWith("<!--", i)
+        ? "-->"
+        : text.startsWith("<![CDATA[", i)
+        ? "]]>"
+        : ">";
+      const end = text.indexOf(close, i + 2);
+      if (end < 0) return undefined;
+      i = end + close.length;
+      continue;
+    }
+    if (next === "/") {
+      depth--;
+      i += 2;
+      continue;
+    }
+    let j = i + 1;
+    let quote = "";
+    for (; j < text.length; j++) {
+      const c = text[j];
+      if (quote !== "") {
+        if (c === quote) quote = "";
+      } else if (c === '"' || c === "'") quote = c;
+      else if (c === ">") break;
+    }
+    if (j >= text.length) return undefined;
+    if (text[j - 1] !== "/" && ++depth > MAX_XML_DEPTH) return i;
+    i = j + 1;
+  }
+  return undefined;
+}
+
 /** Parses XML text into an element tree; never throws on bad input. */
 export function parseXml(text: string): XmlParseResult {
   const source = new SourceText(text);
+  const deep = tooDeepAt(text);
+  if (deep !== undefined) {
+    const where = source.locate(deep);
+    return {
+      ok: false,
+      problems: [{
+        message: `elements nest deeper than ${MAX_XML_DEPTH} levels`,
+        line: where.line,
+        column: where.column,
+      }],
+    };
+  }
   const parser = new SaxesParser({ xmlns: true, position: true });
   const stack: Building[] = [];
   const problems: XmlProblem[] = [];

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { attribute, parseXml } from "./_xml.ts";
+import { attribute, MAX_XML_DEPTH, parseXml } from "./_xml.ts";
 
 Deno.test("elements keep their namespace, position and raw extent", () => {
   const text =
@@ -27,4 +27,23 @@ Deno.test("well-formedness problems come back with their positions", () => {
   );
   const empty = parseXml("");
   assert.equal(empty.ok, false);
+});
+
+Deno.test("elements nested past the depth limit are one problem at the tag that goes too deep, found at once", () => {
+  const open = "<a>".repeat(100_000);
+  const text = `<?xml version="1.0"?><!-- <b> <c> -->\n<root x="a>b">${open}${
+    "</a>".repeat(100_000)
+  }</root>`;
+  const r = parseXml(text);
+  assert.equal(r.ok, false);
+  if (r.ok) return;
+  assert.deepEqual(r.problems, [{
+    message: `elements nest deeper than ${MAX_XML_DEPTH} levels`,
+    line: 2,
+    column: 15 + 3 * (MAX_XML_DEPTH - 1),
+  }]);
+  const shallow = parseXml(
+    `<root>${"<a/>".repeat(1000)}${"<a>".repeat(200)}${"</a>".repeat(200)}</root>`,
+  );
+  assert.equal(shallow.ok, true, "siblings and self-closed elements do not add depth");
 });
