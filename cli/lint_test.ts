@@ -87,3 +87,24 @@ Deno.test("lint of the folder above a package names the sub-folder that holds it
   assert.equal(await lint.run([above], c.io), 1);
   assert.match(c.out(), /MANIFEST_MISSING: .*the folder 'package\/' holds one/);
 });
+
+Deno.test("lint refuses an http channel bound to a route it could never answer or call", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sutra_lint_bind_" });
+  try {
+    const source = new URL("../examples/quote-reply/package", import.meta.url).pathname;
+    await new Deno.Command("cp", { args: ["-r", `${source}/.`, dir] }).output();
+    const channels = await Deno.readTextFile(`${dir}/channels.yaml`);
+    await Deno.writeTextFile(
+      `${dir}/channels.yaml`,
+      channels.replace(/bind: .*/, 'bind: "FROB ../x y z"'),
+    );
+    const c = captureIo();
+    assert.equal(await lintCommand({ transports: transportCatalog(["http"]) }).run([dir], c.io), 1);
+    assert.match(
+      c.out(),
+      /channels\.yaml:\d+:\d+: ERROR SUTRA\.CONFIG\.CHANNEL\.INVALID: .*'FROB \.\.\/x y z'/,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -76,6 +76,14 @@ function declarations(ctx: LintContext, channels: readonly ChannelDecl[]): Diagn
         },
       ));
     }
+    if (c.bind !== undefined && c.transport === "http" && !HTTP_BIND.test(c.bind.trim())) {
+      out.push(diagnostic(
+        "SUTRA.CONFIG.CHANNEL.INVALID",
+        `channel '${c.name}' binds '${c.bind}', which no HTTP channel can: an inbound channel ` +
+          "answers 'POST /channels/<name>', an outbound one calls '<METHOD> http(s)://<host>/<path>'",
+        { source: file.locate(["channels", c.index, "bind"]), attributes: { channel: c.name } },
+      ));
+    }
     if (c.bind !== undefined) {
       const key = `${c.transport} ${c.bind.trim().replace(/\s+/g, " ")}`;
       const other = byBind.get(key);
@@ -93,6 +101,9 @@ function declarations(ctx: LintContext, channels: readonly ChannelDecl[]): Diagn
   }
   return out;
 }
+
+/** What an http channel's `bind` can be: the inbound route it answers, or the URL it calls. */
+const HTTP_BIND = /^(?:POST\s+\/channels\/[A-Za-z0-9][A-Za-z0-9._-]*|[A-Z]+\s+https?:\/\/\S+)$/;
 
 function references(ctx: LintContext, names: ReadonlySet<string>): Diagnostic[] {
   const out: Diagnostic[] = [];
