@@ -80,7 +80,7 @@ function declarations(ctx: LintContext, channels: readonly ChannelDecl[]): Diagn
       out.push(diagnostic(
         "SUTRA.CONFIG.CHANNEL.INVALID",
         `channel '${c.name}' binds '${c.bind}', which no HTTP channel can: an inbound channel ` +
-          "answers 'POST /channels/<name>', an outbound one calls '<METHOD> http(s)://<host>/<path>'",
+          "answers 'POST /channels/<name>', an outbound one sends to '[<METHOD> ]<scheme>://…'",
         { source: file.locate(["channels", c.index, "bind"]), attributes: { channel: c.name } },
       ));
     }
@@ -102,8 +102,13 @@ function declarations(ctx: LintContext, channels: readonly ChannelDecl[]): Diagn
   return out;
 }
 
-/** What an http channel's `bind` can be: the inbound route it answers, or the URL it calls. */
-const HTTP_BIND = /^(?:POST\s+\/channels\/[A-Za-z0-9][A-Za-z0-9._-]*|[A-Z]+\s+https?:\/\/\S+)$/;
+/**
+ * What an http channel's `bind` can be: the inbound route it answers, or
+ * the destination its messages go to (a URL, with a method for HTTP, or
+ * another transport's address for an outbound-only channel).
+ */
+const HTTP_BIND =
+  /^(?:POST\s+\/channels\/[A-Za-z0-9][A-Za-z0-9._-]*|(?:[A-Z]+\s+)?[a-z][a-z0-9+.-]*:\/\/\S+)$/;
 
 function references(ctx: LintContext, names: ReadonlySet<string>): Diagnostic[] {
   const out: Diagnostic[] = [];
