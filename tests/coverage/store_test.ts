@@ -73,6 +73,7 @@ eachCoverageTarget(
       await store.close();
     }
   },
+  { driverTimers: true },
 );
 
 eachCoverageTarget(
