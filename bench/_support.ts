@@ -15,6 +15,7 @@
 import nodeOs from "node:os";
 import nodeProcess from "node:process";
 import type { RunningEngine } from "../engine/runtime/mod.ts";
+import { textLines } from "../tests/support/script_process.ts";
 
 /** The `--name value` pairs of a bench's command line, by name without the dashes. */
 export function benchArgs(argv: readonly string[] = Deno.args): Map<string, string> {
@@ -105,7 +106,7 @@ export async function runClient(
   try {
     let last = "";
     for await (
-      const line of child.stdout.pipeThrough(new TextDecoderStream()).pipeThrough(lines())
+      const line of child.stdout.pipeThrough(new TextDecoderStream()).pipeThrough(textLines())
     ) {
       if (line === LOAD_STARTS) options.onLoad?.();
       else if (line.trim() !== "") last = line;
@@ -119,21 +120,6 @@ export async function runClient(
 
 /** What a load client prints just before its load begins (see {@link runClient}). */
 export const LOAD_STARTS = "load starts";
-
-/** Splits a text stream into its lines. */
-function lines(): TransformStream<string, string> {
-  let rest = "";
-  return new TransformStream({
-    transform(chunk, out) {
-      const parts = (rest + chunk).split("\n");
-      rest = parts.pop()!;
-      for (const part of parts) out.enqueue(part);
-    },
-    flush(out) {
-      if (rest !== "") out.enqueue(rest);
-    },
-  });
-}
 
 /**
  * CPU spent while a load ran, per operation: by this process (the server

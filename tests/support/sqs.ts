@@ -42,6 +42,7 @@ import {
 import { takeUntil } from "./take_until.ts";
 import { sealFixture } from "./fixture_package.ts";
 import { SINGLETON_ORDERS } from "./broker_kill.ts";
+import { startScript } from "./script_process.ts";
 
 /** Variable naming an SQS endpoint to use instead of a fauxqs child. */
 export const TEST_SQS_ENDPOINT_ENV = "SUTRA_TEST_SQS_ENDPOINT";
@@ -71,22 +72,7 @@ export class Fauxqs {
   static async start(port = 0, own = false): Promise<Fauxqs> {
     const external = own ? undefined : externalEndpoint();
     if (external) return new Fauxqs(external, Number(new URL(external).port));
-    const root = new URL("../..", import.meta.url).pathname;
-    const child = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "-A",
-        "-q",
-        "--config",
-        `${root}deno.json`,
-        import.meta.filename!,
-        String(port),
-      ],
-      env: { DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1" },
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "inherit",
-    }).spawn();
+    const child = startScript(import.meta.filename!, [String(port)]);
     const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
     let text = "";
     while (!text.includes("\n")) {

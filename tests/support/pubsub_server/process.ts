@@ -20,6 +20,7 @@
  * @module
  */
 import { PubSubGrpcServer } from "./server.ts";
+import { startScript, textLines } from "../script_process.ts";
 
 /** A running double process, driven over its stdin. */
 export class PubSubDoubleProcess {
@@ -38,21 +39,8 @@ export class PubSubDoubleProcess {
 
   /** Starts the process and waits for its port. */
   static async start(): Promise<PubSubDoubleProcess> {
-    const child = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "-A",
-        "-q",
-        "--config",
-        new URL("../../../deno.json", import.meta.url).pathname,
-        import.meta.filename!,
-      ],
-      env: { DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1" },
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "inherit",
-    }).spawn();
-    const lines = child.stdout.pipeThrough(new TextDecoderStream()).pipeThrough(splitLines())
+    const child = startScript(import.meta.filename!);
+    const lines = child.stdout.pipeThrough(new TextDecoderStream()).pipeThrough(textLines())
       [Symbol.asyncIterator]();
     const first = await lines.next();
     if (first.done) throw new Error("the Pub/Sub double process exited before it listened");
@@ -83,18 +71,6 @@ export class PubSubDoubleProcess {
       throw new Error(`the Pub/Sub double process did not answer '${command}'`);
     }
   }
-}
-
-function splitLines(): TransformStream<string, string> {
-  let buffer = "";
-  return new TransformStream({
-    transform(chunk, controller) {
-      buffer += chunk;
-      const parts = buffer.split("\n");
-      buffer = parts.pop()!;
-      for (const line of parts) controller.enqueue(line);
-    },
-  });
 }
 
 /**
@@ -165,7 +141,7 @@ if (import.meta.main) {
   relay.listen();
   console.log(relay.port);
   const commands = Deno.stdin.readable.pipeThrough(new TextDecoderStream()).pipeThrough(
-    splitLines(),
+    textLines(),
   );
   for await (const command of commands) {
     if (command === "stop") {
