@@ -158,6 +158,9 @@ class Line {
  */
 async function write(tx: Transaction, members: readonly Member[], narrow: boolean): Promise<void> {
   const steps = members.flatMap((m) => m.step ? [m.step] : []);
+  // The dedup records go before the steps: a twin delivery that lost the race also meets the
+  // winner's unique aliases, and the first failure in issue order is the one reported, so the
+  // loser learns it was a duplicate rather than an alias conflict.
   const capturing = members.filter((m) => m.capture);
   const spanning = () => [
     ...(capturing.length > 0 ? [storeAll(tx, capturing)] : []),
@@ -166,7 +169,7 @@ async function write(tx: Transaction, members: readonly Member[], narrow: boolea
     ...members.flatMap((m) => m.work ? [m.work(tx)] : []),
   ];
   if (!narrow) {
-    return await inOrder([...(steps.length > 0 ? [commitSteps(tx, steps)] : []), ...spanning()]);
+    return await inOrder([...spanning(), ...(steps.length > 0 ? [commitSteps(tx, steps)] : [])]);
   }
   await inOrder(spanning());
   for (const [tenant, own] of Map.groupBy(steps, (s) => s.tenant)) {

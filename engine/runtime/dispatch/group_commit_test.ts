@@ -4,7 +4,10 @@ import {
   tier2Test,
   withServerDatabase,
 } from "../../../tests/support/test_database.ts";
+import { NO_EFFECTS } from "../../executor/effects.ts";
+import { emptyState } from "../../executor/state.ts";
 import { CommitInDoubtError, ENGINE_MIGRATIONS, migrate } from "../../persistence/mod.ts";
+import type { StepCommit } from "../instances/repository.ts";
 import { DuplicateDeliveryError } from "./dedup.ts";
 import { GroupCommit } from "./group_commit.ts";
 
@@ -116,6 +119,38 @@ eachDatabase(
       "p=2:i-0",
       "p=3:i-2",
     ]);
+  },
+);
+
+eachDatabase(
+  "a twin delivery that also meets the winner's unique alias is refused as a duplicate",
+  async (db) => {
+    await migrate(db, ENGINE_MIGRATIONS);
+    const group = new GroupCommit(db);
+    const start = (instanceId: string): StepCommit => ({
+      tenant: "default",
+      instanceId,
+      deploymentId: "d-1",
+      processId: "p",
+      state: { ...emptyState(instanceId, "p"), status: "WAITING" },
+      snapshot: `gen=1\nid=${instanceId}\n`,
+      effects: {
+        ...NO_EFFECTS,
+        aliasesRecorded: [{ name: "order", value: "o-1", unique: true, onConflict: "reject" }],
+      },
+      outbox: [],
+      journal: false,
+    });
+    const delivered = (instanceId: string) => ({
+      key: { tenant: "default", channel: "in", eventId: "o-1" },
+      instanceId,
+    });
+    await group.commit({ step: start("winner"), delivered: delivered("winner") });
+    const loser = await group.commit({ step: start("loser"), delivered: delivered("loser") })
+      .then(() => undefined, (error) => error);
+    assert.ok(loser instanceof DuplicateDeliveryError, `refused with ${loser}`);
+    const { rows } = await db.query<{ instance_id: string }>("select instance_id from instances");
+    assert.deepEqual(rows.map((r) => r.instance_id), ["winner"]);
   },
 );
 
