@@ -49,13 +49,40 @@ export function diagnostic(
   const d: { -readonly [K in keyof Diagnostic]: Diagnostic[K] } = {
     code,
     severity: options.severity ?? "ERROR",
-    message,
+    message: clipped(printable(message), MAX_MESSAGE),
   };
-  if (options.source) d.source = options.source;
+  if (options.source) {
+    d.source = { ...options.source, uri: clipped(printable(options.source.uri), MAX_VALUE) };
+  }
   if (options.attributes && Object.keys(options.attributes).length > 0) {
-    d.attributes = options.attributes;
+    d.attributes = Object.fromEntries(
+      Object.entries(options.attributes).map((
+        [k, v],
+      ) => [k, typeof v === "string" ? clipped(v, MAX_VALUE) : v]),
+    );
   }
   return d;
+}
+
+// Diagnostics quote what they refuse, and what they refuse may be hostile: a value of megabytes, or
+// control characters that would drive the terminal that prints the line. Both are cut down to
+// something a person can read; the full value stays with its sender.
+const MAX_MESSAGE = 4_000;
+const MAX_VALUE = 1_000;
+
+// deno-lint-ignore no-control-regex
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/** `text` with its control characters (line breaks and tabs kept) written as `\u` escapes. */
+function printable(text: string): string {
+  return text.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/** `text` cut to `max` characters (never inside a surrogate pair), saying how much was left off. */
+function clipped(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const end = /[\ud800-\udbff]/.test(text[max - 1]) ? max - 1 : max;
+  return `${text.slice(0, end)}… (${text.length - end} more characters)`;
 }
 
 /** True when any diagnostic in the list is an ERROR. */
