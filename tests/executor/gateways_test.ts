@@ -119,6 +119,36 @@ Deno.test("inclusive join: waits for a taken branch parked upstream, then fires 
   assert.equal(run.vars.joins, 1);
 });
 
+Deno.test("inclusive join: a token that can also reach a flow already holding one does not hold it", async () => {
+  // The token parked at `w` can go on to either incoming flow of the join; one of them (fa) already
+  // has a token, so BPMN's activation rule fires the join now, and again when `w`'s token arrives.
+  const run = new Instance(
+    await planOf(bpmn(`
+    <bpmn:startEvent id="s"/><bpmn:sequenceFlow id="f1" sourceRef="s" targetRef="fork"/>
+    <bpmn:parallelGateway id="fork"/>
+    <bpmn:sequenceFlow id="f2" sourceRef="fork" targetRef="a"/>
+    <bpmn:sequenceFlow id="f3" sourceRef="fork" targetRef="w"/>
+    <bpmn:userTask id="w"><bpmn:extensionElements><q:source channel="w"/></bpmn:extensionElements></bpmn:userTask>
+    <bpmn:sequenceFlow id="f4" sourceRef="w" targetRef="route"/>
+    <bpmn:exclusiveGateway id="route" default="toB"/>
+    <bpmn:sequenceFlow id="toA" sourceRef="route" targetRef="a"><bpmn:conditionExpression>again</bpmn:conditionExpression></bpmn:sequenceFlow>
+    <bpmn:sequenceFlow id="toB" sourceRef="route" targetRef="b"/>
+    <bpmn:task id="a"/><bpmn:task id="b"/>
+    <bpmn:sequenceFlow id="fa" sourceRef="a" targetRef="join"/>
+    <bpmn:sequenceFlow id="fb" sourceRef="b" targetRef="join"/>
+    <bpmn:inclusiveGateway id="join"/>
+    <bpmn:sequenceFlow id="f9" sourceRef="join" targetRef="after"/>
+    <bpmn:scriptTask id="after" scriptFormat="feel"><bpmn:script>{joins: if joins = null then 1 else joins + 1}</bpmn:script></bpmn:scriptTask>
+    <bpmn:sequenceFlow id="f10" sourceRef="after" targetRef="e"/><bpmn:endEvent id="e"/>`)),
+  );
+  await run.start({ variables: { again: false, joins: null } });
+  assert.equal(run.status, "WAITING");
+  assert.equal(run.vars.joins, 1, "the join fired without waiting for w");
+  await run.message("w", "done");
+  assert.equal(run.status, "COMPLETED");
+  assert.equal(run.vars.joins, 2);
+});
+
 Deno.test("inclusive gateway: no true condition takes the default flow", async () => {
   const run = new Instance(await planOf(INCLUSIVE));
   await run.start({ variables: { wantA: false, wantB: false, joins: null } });

@@ -5,9 +5,10 @@
  * only for tokens that can still arrive. When every incoming flow has a
  * token the gateway fires at once; otherwise it fires once the step's
  * agenda has drained and no token of the scope instance sits on a node from
- * which a still-empty incoming flow can be reached (the plan precomputes
- * those node sets). A token parked on a wait upstream therefore holds the
- * join, and a branch that was never started does not.
+ * which a still-empty incoming flow can be reached but no flow that has a
+ * token can (the plan precomputes those node sets). A token parked on a wait
+ * upstream therefore holds the join, and a branch that was never started
+ * does not.
  *
  * @module
  */
@@ -34,14 +35,15 @@ export const inclusiveGateway: Behavior = {
     const node = x.nodeOf(joined[0]);
     const join = node.join!;
     const arrived = new Set(joined.map((t) => t.arrival));
-    for (let i = 0; i < join.incoming.length; i++) {
-      if (arrived.has(join.incoming[i])) continue;
-      const upstream = join.upstream![i];
-      for (const t of x.state.tokens.values()) {
-        if (t.scope !== joined[0].scope) continue;
-        if (t.state === "joined" && t.node === node.index) continue;
-        if (upstream.has(t.node)) return;
-      }
+    const upstream = join.upstream!;
+    const empty = upstream.filter((_, i) => !arrived.has(join.incoming[i]));
+    const filled = upstream.filter((_, i) => arrived.has(join.incoming[i]));
+    for (const t of x.state.tokens.values()) {
+      if (t.scope !== joined[0].scope) continue;
+      if (t.state === "joined" && t.node === node.index) continue;
+      // A token that can also reach a flow that already has one does not hold the join (the
+      // specification's rule): it would only bring a second token to that flow.
+      if (empty.some((u) => u.has(t.node)) && !filled.some((u) => u.has(t.node))) return;
     }
     fire(x, node, joined);
   },
