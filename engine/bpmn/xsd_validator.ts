@@ -179,6 +179,27 @@ export interface DocumentAccess {
 }
 
 /**
+ * Where the document's DOCTYPE declaration starts, if it has one: XML allows it only in the prolog,
+ * after the declaration, comments, processing instructions and white space.
+ */
+function doctypeAt(document: string): number | undefined {
+  let at = document.startsWith("\ufeff") ? 1 : 0;
+  for (;;) {
+    while (/\s/.test(document[at] ?? "")) at++;
+    const skipTo = (end: string, from: number) => {
+      const found = document.indexOf(end, from);
+      return found < 0 ? undefined : found + end.length;
+    };
+    let next: number | undefined;
+    if (document.startsWith("<?", at)) next = skipTo("?>", at + 2);
+    else if (document.startsWith("<!--", at)) next = skipTo("-->", at + 4);
+    else return document.startsWith("<!DOCTYPE", at) ? at : undefined;
+    if (next === undefined) return undefined;
+    at = next;
+  }
+}
+
+/**
  * Parses `document` once with libxml2 and hands its element tree, and
  * validation of that same parse, to `use`; the libxml2 document is freed
  * before this returns. A document with a DOCTYPE is refused unread. Throws
@@ -190,6 +211,18 @@ export function readDocument<T>(
 ): { result: T; refused?: undefined } | { result?: undefined; refused: Refusal } {
   if (loaded === undefined) throw new Error("libxml2 is not loaded: no schema was compiled");
   const { lib, structs } = loaded;
+  // Found before parsing: libxml2 would expand the DTD's entities first, and an entity bomb would
+  // then be refused in libxml2's words rather than as the DOCTYPE it is.
+  const doctype = doctypeAt(document);
+  if (doctype !== undefined) {
+    const line = document.slice(0, doctype).split("\n").length;
+    return {
+      refused: {
+        kind: "doctype",
+        at: { line, column: 0, message: "a payload may not carry a DOCTYPE declaration" },
+      },
+    };
+  }
   let doc: Libxml2.XmlDocument;
   try {
     doc = parseText(lib, document);
@@ -198,15 +231,6 @@ export function readDocument<T>(
     return { refused: { kind: /Excessive depth/.test(at.message) ? "too-deep" : "malformed", at } };
   }
   try {
-    if (doc.dtd !== null) {
-      const line = document.slice(0, Math.max(0, document.indexOf("<!DOCTYPE"))).split("\n").length;
-      return {
-        refused: {
-          kind: "doctype",
-          at: { line, column: 0, message: "a payload may not carry a DOCTYPE declaration" },
-        },
-      };
-    }
     const root = new TreeReader(structs).element(
       (doc.root as unknown as { _nodePtr: number })._nodePtr,
       {},
