@@ -60,8 +60,12 @@ export function connectEngine(parsed: CommandArgs, io: CliIo, scope: string): En
   try {
     base = new URL(url);
   } catch {
+    const port = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*:(\d+)(?:[/?#]|$)/i.exec(url)?.[1];
+    const why = port !== undefined && Number(port) > 65535
+      ? `its port ${port} is out of range (at most 65535)`
+      : "it is not a URL";
     throw new UsageError(
-      `the engine URL (--engine-url or ${ENGINE_URL_ENV}) must be a URL, not '${url}'`,
+      `the engine URL (--engine-url or ${ENGINE_URL_ENV}) '${url}' cannot be used: ${why}`,
     );
   }
   if (base.protocol !== "http:" && base.protocol !== "https:") {

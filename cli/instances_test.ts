@@ -149,6 +149,14 @@ Deno.test("sutra instances refuses bad usage before calling the engine", async (
     () => instancesCommand.run(["list", "--engine-url", "ftp://x"], io),
     /http or https/,
   );
+  await assert.rejects(
+    () => instancesCommand.run(["list", "--engine-url", "http://127.0.0.1:99999"], io),
+    /port 99999 is out of range/,
+  );
+  await assert.rejects(
+    () => instancesCommand.run(["list", "--engine-url", "not a url"], io),
+    /'not a url' cannot be used: it is not a URL/,
+  );
   assert.deepEqual(variableAssignments(["a=1", "b=text", 'c="1"', 'd={"@d":"2026-03-01"}']), {
     a: 1,
     b: "text",
