@@ -67,7 +67,7 @@ list      GET /admin/instances, newest first, one page (--all follows every page
           --deployment D, --alias NAME=VALUE, --started-after T, --started-before T
           (ISO-8601 instants), --failure-code CODE.
 show      GET /admin/instances/{id}: status, failure, variables (redacted), waits, aliases.
-retry     POST /admin/instances/{id}/retry: runs a FAILED instance's failed task again
+retry     POST /admin/instances/{id}/retry: runs a FAILED instance's failed node again
           with a fresh attempt budget.
 cancel    POST /admin/instances/{id}/cancel: terminates the instance.
 set-variable

@@ -45,7 +45,7 @@ export const ADMIN_CODES = {
   "SUTRA.ADMIN.MIGRATE.RESUME_NOT_FAILED":
     "resume:true was asked for an instance that is not FAILED.",
   "SUTRA.ADMIN.MIGRATE.RESUME_UNSUPPORTED":
-    "resume:true cannot re-drive where the instance failed (not a task whose attempt can be run again).",
+    "resume:true cannot re-drive where the instance failed (a converging gateway, or other waits the failure released).",
   "SUTRA.ADMIN.MIGRATE.SOURCE_UNRESOLVABLE":
     "The instance's own deployment is not registered (active or draining), so its state cannot be read safely.",
   "SUTRA.ADMIN.MIGRATE.TARGET_NOT_ACTIVE":
@@ -60,7 +60,7 @@ export const ADMIN_CODES = {
     "The retried instance would bring back a unique alias another live instance holds now (409).",
   "SUTRA.ADMIN.RETRY.NOT_FAILED": "Only a FAILED instance can be retried (409).",
   "SUTRA.ADMIN.RETRY.UNSUPPORTED":
-    "The instance failed somewhere a fresh attempt cannot be started (not a service task); fix the model and migrate (409).",
+    "The instance failed where it cannot run again: a converging gateway, or beside waits the failure released (409).",
   "SUTRA.ADMIN.VARIABLES.TRANSIENT":
     "A variable change names a transient variable, which is never persisted (400).",
   "SUTRA.ADMIN.VARIABLES.TYPE_MISMATCH":

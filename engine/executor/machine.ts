@@ -829,6 +829,12 @@ export class Machine implements Execution {
       this.depart(token);
       return;
     }
+    if (wait.purpose === "reenter") {
+      // An operator's revival of a failed instance: the node runs again from its start.
+      token.state = "ready";
+      this.#agenda.push(token);
+      return;
+    }
     return behaviorOf(this.nodeOf(token), token).trigger!(this, token, wait, message);
   }
 

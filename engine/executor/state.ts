@@ -195,6 +195,7 @@ export type WaitPurpose =
   | "eventSubProcess"
   | "response"
   | "retry"
+  | "reenter"
   | "timeout"
   | "continue";
 

@@ -171,18 +171,60 @@ eachTarget("retry and variable changes refuse what they cannot do", async (targe
     assert.equal(stranded.status, 409);
     assert.equal(codeOf(stranded), "SUTRA.ADMIN.RETRY.UNSUPPORTED");
     assert.match(JSON.stringify(stranded.body), /'AwaitShip'/);
-    // A failure that is no task's attempt (a gateway with no path) is for migration.
-    await deployRevision(engine, ORDER, noPath);
-    const gated = await startOn(engine, "ord-start", { orderId: "O-5" });
-    assert.deepEqual(await statusOf(engine.database, gated), {
-      status: "FAILED",
-      code: "SUTRA.RUNTIME.GATEWAY.NO_PATH",
-    });
-    const noTask = await post(engine, `/admin/instances/${gated}/retry`, "");
-    assert.equal(codeOf(noTask), "SUTRA.ADMIN.RETRY.UNSUPPORTED");
-    assert.match(JSON.stringify(noTask.body), /'Check' is a exclusiveGateway/);
   });
 });
+
+eachTarget(
+  "a gateway that found no path runs again once the operator fixed its variable",
+  async (target) => {
+    const clock = new ManualClock(T0);
+    await withEngine({ target, clock }, async (engine) => {
+      await deployRevision(engine, ORDER, noPath);
+      const gated = await startOn(engine, "ord-start", { orderId: "O-5" });
+      const noPathYet = { status: "FAILED", code: "SUTRA.RUNTIME.GATEWAY.NO_PATH" };
+      assert.deepEqual(await statusOf(engine.database, gated), noPathYet);
+      // Retried as it is, the gateway is entered again and finds no path again.
+      const unchanged = await post(engine, `/admin/instances/${gated}/retry`, "");
+      assert.deepEqual(unchanged.body, { instanceId: gated, status: "WAITING", retrying: "Check" });
+      await advanceTo(engine, clock, clock.now());
+      assert.deepEqual(await statusOf(engine.database, gated), noPathYet);
+      const fixed = await patch(engine, `/admin/instances/${gated}/variables`, {
+        variables: { amount: 12.5 },
+      });
+      assert.equal(fixed.status, 200, JSON.stringify(fixed.body));
+      const retried = await post(engine, `/admin/instances/${gated}/retry`, "");
+      assert.equal(retried.status, 200, JSON.stringify(retried.body));
+      await completeCharge(engine, "O-5");
+      assert.ok(
+        await pollUntil(async () =>
+          (await engine.database.query(
+            "select 1 from waits where instance_id = $1 and node_id = 'AwaitShip'",
+            [gated],
+          )).rows.length === 1
+        ),
+        "the order never went on past the gateway and its charge",
+      );
+      const history = await get(engine, `/admin/instances/${gated}/history`);
+      assert.deepEqual(
+        (history.body.events as { type: string; node: string | null }[])
+          .filter((e) => e.node === "Check").map((e) => e.type),
+        ["instance.failed", "instance.retried", "instance.failed", "instance.retried"],
+      );
+
+      // A converging gateway cannot be entered again: the tokens it merged are gone.
+      await deployRevision(engine, ORDER, joinWithNoPath);
+      const joined = await startOn(engine, "ord-start", { orderId: "O-6" });
+      assert.deepEqual(await statusOf(engine.database, joined), {
+        status: "FAILED",
+        code: "SUTRA.RUNTIME.GATEWAY.NO_PATH",
+      });
+      const refused = await post(engine, `/admin/instances/${joined}/retry`, "");
+      assert.equal(refused.status, 409);
+      assert.equal(codeOf(refused), "SUTRA.ADMIN.RETRY.UNSUPPORTED");
+      assert.match(JSON.stringify(refused.body), /'Merge' is a converging inclusiveGateway/);
+    });
+  },
+);
 
 /** The order with its charge and its shipping notice awaited side by side. */
 const forked = (bpmn: string) =>
@@ -200,11 +242,22 @@ const forked = (bpmn: string) =>
       '<bpmn:parallelGateway id="Join"/><bpmn:sequenceFlow id="fj" sourceRef="Join" targetRef="End"/>',
   );
 
-/** The order behind a gateway whose one condition never holds. */
+/** The order behind a gateway whose one condition holds only once `amount` is set. */
 const noPath = (bpmn: string) =>
   bpmn.replace(
     '<bpmn:sequenceFlow id="f1" sourceRef="Start" targetRef="Charge"/>',
     '<bpmn:sequenceFlow id="f1" sourceRef="Start" targetRef="Check"/><bpmn:exclusiveGateway id="Check"/>' +
       '<bpmn:sequenceFlow id="fc" sourceRef="Check" targetRef="Charge">' +
-      '<bpmn:conditionExpression>payload.orderId = "never"</bpmn:conditionExpression></bpmn:sequenceFlow>',
+      "<bpmn:conditionExpression>amount &gt; 0</bpmn:conditionExpression></bpmn:sequenceFlow>",
+  );
+
+/** The order behind an inclusive split and merge, the merge leaving by a condition never true. */
+const joinWithNoPath = (bpmn: string) =>
+  bpmn.replace(
+    '<bpmn:sequenceFlow id="f1" sourceRef="Start" targetRef="Charge"/>',
+    '<bpmn:sequenceFlow id="f1" sourceRef="Start" targetRef="Split"/><bpmn:parallelGateway id="Split"/>' +
+      '<bpmn:sequenceFlow id="s1" sourceRef="Split" targetRef="Merge"/>' +
+      '<bpmn:sequenceFlow id="s2" sourceRef="Split" targetRef="Merge"/>' +
+      '<bpmn:inclusiveGateway id="Merge"/><bpmn:sequenceFlow id="fm" sourceRef="Merge" targetRef="Charge">' +
+      "<bpmn:conditionExpression>amount &gt; 0</bpmn:conditionExpression></bpmn:sequenceFlow>",
   );

@@ -34,7 +34,7 @@ import { migrateBatch, migrateOne, parseMigrationRequest } from "./migrate.ts";
 import { adminOpenApi } from "./openapi.ts";
 import type { Protection } from "../audit/mod.ts";
 import { listPersonTasks } from "../admin/tasks.ts";
-import { redriveFailedTask, reviveRows } from "./retry.ts";
+import { redriveFailedNode, reviveRows } from "./retry.ts";
 import { instanceSummary } from "./routes.ts";
 import { MAX_PAGE, parseSearch, searchInstances } from "./search.ts";
 import { parseVariableChange } from "./variables.ts";
@@ -304,7 +304,7 @@ async function retry(o: AdminRoutesOptions, id: string): Promise<Response> {
     if (loaded instanceof Response) return loaded;
     const { plan, state } = loaded;
     const failure = state.failure;
-    const redrive = redriveFailedTask(plan, state, "SUTRA.ADMIN.RETRY.UNSUPPORTED");
+    const redrive = redriveFailedNode(plan, state, "SUTRA.ADMIN.RETRY.UNSUPPORTED");
     if ("code" in redrive) return diagnosticResponse(409, [redrive]);
     await auditAdminEvent(tx, row, state, {
       type: "instance.retried",

@@ -10,7 +10,7 @@
  * against the target (remap.ts), and in the same transaction re-pins the
  * row, rewrites its snapshot and re-points its waiting rows (message waits
  * and armed timers keep their due instants); with `resume`, the FAILED
- * instance's failed task is re-armed there too (retry.ts), so
+ * instance's failed node is re-armed there too (retry.ts), so
  * migrate-and-resume is one commit. A dry run takes no lock and writes
  * nothing, and says so.
  *
@@ -40,7 +40,7 @@ import {
   writeState,
 } from "./instance_lock.ts";
 import { remapState } from "./remap.ts";
-import { redriveFailedTask, reviveRows } from "./retry.ts";
+import { redriveFailedNode, reviveRows } from "./retry.ts";
 import type { Protection } from "../audit/mod.ts";
 import type { Keyring } from "../crypto/mod.ts";
 
@@ -254,7 +254,7 @@ interface Checked {
   readonly state?: InstanceState;
   readonly targetPlan?: ExecutionPlan;
   readonly targetProcessId: string;
-  readonly redrive?: ReturnType<typeof redriveFailedTask>;
+  readonly redrive?: ReturnType<typeof redriveFailedNode>;
 }
 
 /** Validates the move of `row` (not written). */
@@ -320,7 +320,7 @@ function check(
   if (!remapped.state) return { ...remapped, targetProcessId };
   let redrive: Checked["redrive"];
   if (r.resume) {
-    redrive = redriveFailedTask(
+    redrive = redriveFailedNode(
       targetPlan,
       remapped.state,
       "SUTRA.ADMIN.MIGRATE.RESUME_UNSUPPORTED",

@@ -68,7 +68,7 @@ const migrationBody = {
     resume: {
       type: "boolean",
       default: false,
-      description: "Bring a FAILED instance back on the target (re-drive the failed task).",
+      description: "Bring a FAILED instance back on the target (re-drive the node it failed in).",
     },
   },
 };
@@ -233,7 +233,7 @@ export function adminOpenApi(): Json {
       },
       "/admin/instances/{id}/retry": {
         post: {
-          summary: "Re-drive a FAILED instance's failed task with a fresh attempt budget",
+          summary: "Re-drive a FAILED instance at the node it failed in (a task with a fresh attempt budget)",
           description: operate,
           parameters: [idParameter],
           responses: responses("The instance waits for its retry, due at once.", {

@@ -320,6 +320,10 @@ class Remapper {
         return impl?.kind === "registered" || impl?.kind === "channel-call"
           ? undefined
           : "it waits to run a task attempt again, and the target is not a task with an attempt to run";
+      case "reenter":
+        return to.join === undefined
+          ? undefined
+          : "it waits to enter its node again, and the target is a converging gateway";
       case "timeout":
         return to.timeout !== undefined
           ? undefined

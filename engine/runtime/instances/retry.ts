@@ -1,27 +1,32 @@
 /**
- * Bringing a FAILED instance back at the task it failed in, with a fresh
- * attempt budget — `POST /admin/instances/{id}/retry`, and the `resume`
- * half of a migration.
+ * Bringing a FAILED instance back at the node it failed in — `POST
+ * /admin/instances/{id}/retry`, and the `resume` half of a migration.
  *
  * There is no privileged re-drive: the revival is a rewrite of the
- * instance's durable state. The failure is cleared, the failed task's
- * attempt counter dropped, its token replaced by a fresh one (so the new
- * attempt's request key is new and no broker or pull-task dedup mistakes
- * it for the one that failed), and a retry timer due at once is armed for
- * it, exactly as the executor arms one between attempts. The ordinary
- * timer poller then claims the instance and runs the attempt, through the
- * same claim-guarded path as every other resume. The aliases the failure
- * retired come back with it (they all carry the failure commit's
- * timestamp, the instance's latest), unless another live instance has
- * taken a unique one meanwhile.
+ * instance's durable state. The failure is cleared, the failed token
+ * replaced by a fresh one, and a timer due at once is armed for it. A task
+ * with an attempt to run again (a registered task or a channel call, pull
+ * channels included) gets a retry timer with its attempt counter dropped,
+ * exactly as the executor arms one between attempts, so the new attempt's
+ * request key is new and no broker or pull-task dedup mistakes it for the
+ * one that failed. Any other node the token stood on (a script, a gateway
+ * with no path, an expression in a mapping) gets a re-entry timer: the node
+ * runs again from its start, on the variables as they are now — after an
+ * operator fixed them, or on a repaired model after a migration. The
+ * ordinary timer poller then claims the instance and fires the timer,
+ * through the same claim-guarded path as every other resume. The aliases
+ * the failure retired come back with it (they all carry the failure
+ * commit's timestamp, the instance's latest), unless another live instance
+ * has taken a unique one meanwhile.
  *
- * Only a task with an implementation that can be attempted again (a
- * registered task or a channel call, pull channels included) can be
- * re-driven this way; anything else is refused, naming the node. So is an
+ * Refused, naming the node: a converging gateway (the tokens it merged
+ * cannot arrive again), a token that is not on a node it could enter again
+ * (a sub-process whose body ended, a compensation in progress), and an
  * instance whose failure also released waits that do not belong to the
- * failed task (another branch parked elsewhere, an event sub-process
- * listening): a fresh attempt cannot re-arm those, and reviving the
- * instance without them would leave it waiting for ever.
+ * failed node (another branch parked elsewhere, an event sub-process
+ * listening, a timer or message boundary of an enclosing sub-process): the
+ * revival cannot re-arm those, and reviving the instance without them
+ * would leave it waiting for ever.
  *
  * @module
  */
@@ -46,11 +51,11 @@ function processOf(plan: ExecutionPlan, state: InstanceState, scope: number): Pr
 }
 
 /**
- * Rewrites a FAILED `state` (decoded against `plan`) so the task it failed
- * in runs again: answers the armed retry wait, or a diagnostic with `code`
+ * Rewrites a FAILED `state` (decoded against `plan`) so the node it failed
+ * in runs again: answers the armed timer, or a diagnostic with `code`
  * saying why the failure point cannot be re-driven.
  */
-export function redriveFailedTask(
+export function redriveFailedNode(
   plan: ExecutionPlan,
   state: InstanceState,
   code: string,
@@ -68,18 +73,22 @@ export function redriveFailedTask(
   const process = processOf(plan, state, token.scope);
   const node = process.nodes[token.node];
   const kind = node.implementation?.kind;
-  if (kind !== "registered" && kind !== "channel-call") {
+  const attempts = kind === "registered" || kind === "channel-call";
+  if (!attempts && node.join) {
     return refuse(
-      `'${failedAt}' is a ${node.kind}${
-        kind ? ` (${kind})` : ""
-      }, not a task whose attempt can run again; fix the model and migrate the instance`,
+      `'${failedAt}' is a converging ${node.kind}, and the tokens it merged cannot arrive ` +
+        "again; fix the model and start the case again",
     );
   }
-  // The failure resolved every wait the instance held. The failed task's own
-  // come back when its attempt runs again; any other park would stay without
-  // its wait and hang the instance silently, so it is named and refused.
+  if (!attempts && token.state !== "ready" && token.state !== "waiting") {
+    return refuse(`the token at '${failedAt}' (a ${node.kind}) is not one that can enter it again`);
+  }
+  // The failure resolved every wait the instance held. The failed node's own
+  // come back when it runs again; any other park would stay without its
+  // wait and hang the instance silently, so it is named and refused.
   const stranded = [...state.tokens.values()].filter((t) =>
-    t !== token && (t.state === "waiting" || t.state === "backoff" || t.state === "continue")
+    t !== token && (t.state === "waiting" || t.state === "backoff" || t.state === "continue" ||
+      (t.state === "child" && waitedBoundaries(processOf(plan, state, t.scope), t.node)))
   ).map((t) => processOf(plan, state, t.scope).nodes[t.node].id);
   const listening = [...state.scopes.values()].flatMap((scope) =>
     plan.processById.get(scope.process)!.scopes[scope.planScope].eventSubProcesses
@@ -91,12 +100,12 @@ export function redriveFailedTask(
     return refuse(
       `its failure also released the waits at ${
         [...new Set([...stranded, ...listening])].map((id) => `'${id}'`).join(", ")
-      }, which a fresh attempt at '${failedAt}' cannot re-arm`,
+      }, which running '${failedAt}' again cannot re-arm`,
     );
   }
   state.status = "WAITING";
   delete state.failure;
-  state.attempts.delete(node.id);
+  if (attempts) state.attempts.delete(node.id);
   const fresh = { ...token, id: state.nextId++, state: "ready" as const };
   delete fresh.attempt;
   state.tokens.delete(token.id);
@@ -105,7 +114,7 @@ export function redriveFailedTask(
   const wait: Wait = {
     id: state.nextId++,
     kind: "timer",
-    purpose: "retry",
+    purpose: attempts ? "retry" : "reenter",
     process: process.id,
     node: node.index,
     token: fresh.id,
@@ -115,8 +124,16 @@ export function redriveFailedTask(
   return { node: node.id, wait };
 }
 
+/** Whether the activity at `index` has a boundary event that waits (a timer, message, signal…). */
+function waitedBoundaries(process: ProcessPlan, index: number): boolean {
+  return process.nodes[index].boundaries.some((b) => {
+    const trigger = process.nodes[b].trigger;
+    return trigger !== undefined && WAITED.has(trigger.type);
+  });
+}
+
 /**
- * Writes the durable half of a revival in `tx`: the retry timer row, and
+ * Writes the durable half of a revival in `tx`: the timer row, and
  * the aliases the failure commit retired, live again. Answers the alias
  * conflict (with `code`) when another live instance holds one of them now;
  * the caller then rolls back.
@@ -132,7 +149,7 @@ export async function reviveRows(
      values ($1, $2, $3, 'timer', $4, to_timestamp(0), $5)`,
     [row.tenant, `${row.instanceId}:${redrive.wait.id}`, row.instanceId, redrive.node, {
       wait: redrive.wait.id,
-      purpose: "retry",
+      purpose: redrive.wait.purpose,
       process: redrive.wait.process,
       signal: null,
     }],
