@@ -79,7 +79,7 @@ export const CODES = {
   "SUTRA.CONFIG.BPMN.FEEL_SYNTAX": "A FEEL expression in the file does not parse.",
   "SUTRA.CONFIG.BPMN.FEEL_UNKNOWN_VARIABLE": "A FEEL path starts at an undeclared, unbound name.",
   "SUTRA.CONFIG.BPMN.FLOW_CROSSES_SCOPE":
-    "A flow or boundary event reaches into another process or sub-process.",
+    "A flow, boundary event or compensation activityRef reaches into another process or sub-process.",
   "SUTRA.CONFIG.BPMN.ID_DUPLICATE": "An id is used twice in one file.",
   "SUTRA.CONFIG.BPMN.ID_MISSING": "An element that needs an id has none.",
   "SUTRA.CONFIG.BPMN.IMPLEMENTATION_UNSUPPORTED": "A task implementation that cannot run.",

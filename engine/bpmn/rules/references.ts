@@ -170,6 +170,20 @@ function checkContainer(ctx: RuleContext, container: ContainerEntry, check: Chec
   }
 }
 
+/**
+ * Whether a compensation thrown in `from` can name an activity of `to`: its own container's, or,
+ * thrown in an event sub-process, those of the scope the event sub-process belongs to.
+ */
+function compensationReaches(
+  index: RuleContext["index"],
+  from: ContainerEntry,
+  to: ContainerEntry,
+): boolean {
+  if (to.id === from.id) return true;
+  if (!from.owner?.triggeredByEvent) return false;
+  return index.nodes.get(from.owner.id)?.container.id === to.id;
+}
+
 function checkNode(
   ctx: RuleContext,
   container: ContainerEntry,
@@ -200,7 +214,19 @@ function checkNode(
       if (d.type === "signal") check(d.signalRef, "signal", d, "signalRef");
       if (d.type === "error") check(d.errorRef, "error", d, "errorRef");
       if (d.type === "escalation") check(d.escalationRef, "escalation", d, "escalationRef");
-      if (d.type === "compensate") check(d.activityRef, ACTIVITY_KINDS, d, "activityRef");
+      if (d.type === "compensate") {
+        const id = check(d.activityRef, ACTIVITY_KINDS, d, "activityRef");
+        const target = id === undefined ? undefined : index.nodes.get(id);
+        if (target && !compensationReaches(index, container, target.container)) {
+          ctx.report(
+            "SUTRA.CONFIG.BPMN.FLOW_CROSSES_SCOPE",
+            `'${node.id}' compensates '${id}', which sits in '${target.container.id}': a ` +
+              `compensation throw names an activity of its own process or sub-process ('${container.id}')`,
+            d,
+            { attributes: { node: node.id, activityRef: id! } },
+          );
+        }
+      }
     }
     return;
   }
