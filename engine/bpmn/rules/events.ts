@@ -85,7 +85,30 @@ export function checkEvents(ctx: RuleContext): void {
           { attributes: { node: node.id, element: "eventBasedGateway" } },
         );
       }
+      if (node.kind === "receiveTask" && node.instantiate) {
+        ctx.report(
+          "SUTRA.CONFIG.BPMN.ELEMENT_UNSUPPORTED",
+          `receive task '${node.id}': instantiate="true" is not supported; start the process ` +
+            "with a message start event",
+          node,
+          { attributes: { node: node.id, element: "receiveTask", attribute: "instantiate" } },
+        );
+      }
       if (!isEvent(node)) continue;
+      if (
+        container.owner?.kind === "adHocSubProcess" &&
+        (node.kind === "startEvent" || node.kind === "endEvent")
+      ) {
+        // BPMN 2.0.2 §10.3.5: an ad-hoc sub-process holds no start or end events.
+        ctx.report(
+          "SUTRA.CONFIG.BPMN.EVENT_DEFINITION_INVALID",
+          `${node.kind} '${node.id}': an ad-hoc sub-process ('${container.id}') has no start or ` +
+            "end events; its activities start as they are enabled",
+          node,
+          { attributes: { node: node.id, element: node.kind } },
+        );
+        continue;
+      }
       checkPosition(ctx, container, node);
       const name = linkName(node);
       if (name !== undefined) {
