@@ -92,9 +92,11 @@ export function checkReferences(ctx: RuleContext): void {
     if (!allowed.has(entry.kind)) {
       ctx.report(
         "SUTRA.CONFIG.BPMN.REFERENCE_WRONG_KIND",
-        `${attribute} '${ref}' names a ${entry.kind} (line ${entry.line}), expected ${
-          [...allowed].slice(0, 4).join(" or ")
-        }${allowed.size > 4 ? " …" : ""}`,
+        `${attribute} '${ref}' names ${
+          entry.kind === "other" ? "an element of another kind" : `a ${entry.kind}`
+        } (line ${entry.line}), expected ${[...allowed].slice(0, 4).join(" or ")}${
+          allowed.size > 4 ? " …" : ""
+        }`,
         at,
         { attributes: { attribute, ref, kind: entry.kind } },
       );

@@ -81,7 +81,7 @@ export function redriveFailedNode(
     );
   }
   if (!attempts && token.state !== "ready" && token.state !== "waiting") {
-    return refuse(`the token at '${failedAt}' (a ${node.kind}) is not one that can enter it again`);
+    return refuse(`the token at '${failedAt}' (${node.kind}) is not one that can enter it again`);
   }
   // The failure resolved every wait the instance held. The failed node's own
   // come back when it runs again; any other park would stay without its
