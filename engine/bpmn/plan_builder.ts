@@ -664,14 +664,14 @@ class ProcessPlanner {
   }
 
   // Where a token entering the scope starts. An ad-hoc body enables what no flow leads to; an
-  // embedded body without a start event starts every activity and gateway no flow leads to, as
-  // BPMN prescribes for a sub-process that leaves its start event out.
+  // embedded body or a called process without a start event starts every activity and gateway no
+  // flow leads to, as BPMN prescribes for a process that leaves its start event out.
   #entries(scope: PlanScope, members: readonly PlanNode[]): NodeIndex[] {
     const starts = members.filter((n) => n.kind === "startEvent");
     if (scope.kind === "adHocSubProcess") {
       return members.filter((n) => this.#unprompted(n)).map((n) => n.index);
     }
-    if (starts.length > 0 || scope.kind === "process" || scope.kind === "eventSubProcess") {
+    if (starts.length > 0 || scope.kind === "eventSubProcess") {
       return starts.map((n) => n.index);
     }
     return members.filter((n) => this.#unprompted(n) && !n.kind.endsWith("Event"))

@@ -114,7 +114,8 @@ export const CODES = {
     "messageTypePattern is not a valid regular expression.",
   "SUTRA.CONFIG.BPMN.SOURCE_TYPE_CONFLICT":
     "A q:source sets both messageTypeValue and messageTypePattern.",
-  "SUTRA.CONFIG.BPMN.START_MISSING": "An executable process has no start event.",
+  "SUTRA.CONFIG.BPMN.START_MISSING":
+    "Warning: an executable process has no start event and no call activity of its file calls it.",
   "SUTRA.CONFIG.BPMN.START_TRIGGER_AMBIGUOUS": "A start event has both a q:source and a timer.",
   "SUTRA.CONFIG.BPMN.TIMER_MALFORMED": "A timer value is not an ISO-8601 date, duration or cycle.",
   "SUTRA.CONFIG.BPMN.TIMER_MISSING": "A timer has no date, duration or cycle.",

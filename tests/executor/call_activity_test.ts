@@ -67,3 +67,29 @@ Deno.test("a call parked by an engine that did not track writes returns every va
   assert.equal(run.vars.total, 15);
   assert.equal(run.vars.status, "new", "without the record, every variable is copied back");
 });
+
+Deno.test("a called process without a start event starts everything no flow leads to, and returns when all of it ends", async () => {
+  const run = new Instance(
+    await planOf(`<?xml version="1.0" encoding="UTF-8"?>
+<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:q="urn:sutra:q:1.0" id="d" targetNamespace="urn:test">
+  <bpmn:process id="main" isExecutable="true">
+    <bpmn:startEvent id="s"/><bpmn:sequenceFlow id="f1" sourceRef="s" targetRef="call"/>
+    <bpmn:callActivity id="call" calledElement="startless"/>
+    <bpmn:sequenceFlow id="f2" sourceRef="call" targetRef="after"/>
+    <bpmn:scriptTask id="after" scriptFormat="feel"><bpmn:script>{seen: [a, b]}</bpmn:script></bpmn:scriptTask>
+    <bpmn:sequenceFlow id="f3" sourceRef="after" targetRef="e"/><bpmn:endEvent id="e"/>
+  </bpmn:process>
+  <bpmn:process id="startless" isExecutable="true">
+    <bpmn:scriptTask id="first" scriptFormat="feel"><bpmn:script>{a: "first"}</bpmn:script></bpmn:scriptTask>
+    <bpmn:sequenceFlow id="c1" sourceRef="first" targetRef="ce"/><bpmn:endEvent id="ce"/>
+    <bpmn:receiveTask id="second"><bpmn:extensionElements><q:source channel="seconds" name="b"/></bpmn:extensionElements></bpmn:receiveTask>
+  </bpmn:process>
+</bpmn:definitions>`),
+  );
+  await run.start({ process: "main" });
+  assert.equal(run.status, "WAITING");
+  assert.deepEqual(run.waitingAt(), ["second"], "both unprompted activities started");
+  await run.message("second", "second");
+  assert.equal(run.status, "COMPLETED");
+  assert.deepEqual(run.vars.seen, ["first", "second"]);
+});

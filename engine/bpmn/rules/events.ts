@@ -143,16 +143,30 @@ export function checkEvents(ctx: RuleContext): void {
     }
     if (
       !container.owner && ctx.executable(container.process) &&
-      !container.content.nodes.some((n) => n.kind === "startEvent")
+      !container.content.nodes.some((n) => n.kind === "startEvent") &&
+      !calledInFile(ctx, container.id)
     ) {
+      // BPMN allows it (what no flow leads to starts), but channels bind to start events, so only a
+      // call activity, perhaps in another file of the package, can run such a process.
       ctx.report(
         "SUTRA.CONFIG.BPMN.START_MISSING",
-        `executable process '${container.id}' has no start event`,
+        `executable process '${container.id}' has no start event, so no channel can start it; ` +
+          "only a call activity can run it",
         container.process,
-        { attributes: { process: container.id } },
+        { severity: "WARNING", attributes: { process: container.id } },
       );
     }
   }
+}
+
+/** Whether a call activity of this file calls process `id` by its plain id. */
+function calledInFile(ctx: RuleContext, id: string): boolean {
+  return ctx.index.containers.some((c) =>
+    c.content.nodes.some((n) =>
+      n.kind === "callActivity" && n.calledElement !== undefined &&
+      ctx.index.resolve(n.calledElement) === id
+    )
+  );
 }
 
 function allowedTriggers(container: ContainerEntry, node: EventNode): ReadonlySet<Trigger> {

@@ -53,8 +53,14 @@ export const callActivity: Behavior = {
       token.child = child.id;
       x.park(token, "child");
       const entries = proc.scopes[0].entries.map((i) => proc.nodes[i]);
-      const start = entries.find((n) => n.trigger === undefined || n.trigger.type === "none") ??
-        entries[0];
+      const starts = entries.filter((n) => n.kind === "startEvent");
+      if (starts.length === 0) {
+        // No start event: everything the plan found no flow leading to starts at once.
+        for (const n of entries) x.spawn(child, n.index);
+        return;
+      }
+      const start = starts.find((n) => n.trigger === undefined || n.trigger.type === "none") ??
+        starts[0];
       x.spawn(child, start.index);
     };
     return inputs instanceof Promise ? inputs.then(go) : go(inputs);

@@ -233,7 +233,8 @@ export function adminOpenApi(): Json {
       },
       "/admin/instances/{id}/retry": {
         post: {
-          summary: "Re-drive a FAILED instance at the node it failed in (a task with a fresh attempt budget)",
+          summary:
+            "Re-drive a FAILED instance at the node it failed in (a task with a fresh attempt budget)",
           description: operate,
           parameters: [idParameter],
           responses: responses("The instance waits for its retry, due at once.", {
