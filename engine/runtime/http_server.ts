@@ -162,6 +162,11 @@ interface ServedRequest {
   readonly completed: Promise<void>;
 }
 
+/** Keeps a connection the native server had already let go of from ending the process. */
+function gone(event: ErrorEvent): void {
+  if (event.error instanceof Deno.errors.BadResource) event.preventDefault();
+}
+
 /** The native per-connection server; refused clearly on a Deno that does not offer it. */
 function builtinServer(): ServeConnection {
   const deno = Deno as unknown as
@@ -413,10 +418,17 @@ class Connection {
 
   close(): void {
     if (this.#closed) return;
+    // Deno's own listener on the signal cancels the native connection. When the native server let
+    // go of it a moment before (a client that broke off), that listener throws BadResource, and an
+    // error thrown by an event listener is reported as uncaught, which ends the process: any
+    // client could bring the engine down by timing its disconnects. Here it only means "gone".
+    globalThis.addEventListener("error", gone);
     try {
       this.#abort.abort();
     } catch {
       // The native server let go of the connection as it was being closed.
+    } finally {
+      globalThis.removeEventListener("error", gone);
     }
   }
 
