@@ -9,6 +9,7 @@ import { releaseLease, tryLease } from "../../engine/runtime/leases.ts";
 import { purgeExpired, releaseStuckClaims, Sweeper } from "../../engine/runtime/sweeps/mod.ts";
 import { createLogger } from "../../engine/core/mod.ts";
 import { eachDatabase } from "../support/test_database.ts";
+import type { Capture } from "../../engine/runtime/dispatch/inbox.ts";
 
 eachDatabase(
   "leases: one holder per role; renewal keeps it, expiry or release hands it on",
@@ -79,12 +80,16 @@ eachDatabase(
 );
 
 /** A sweeper for replica `owner`: claims stuck after 5 min, a day's retention, default cadences. */
-function sweeperOn(db: Database, owner: string): Sweeper {
+function sweeperOn(
+  db: Database,
+  owner: string,
+  redrive: (capture: Capture) => Promise<void> = () => Promise.resolve(),
+): Sweeper {
   return new Sweeper({
     db,
     logger: createLogger("sweeps", { filter: "error", write: () => {} }),
     owner,
-    redrive: () => Promise.resolve(),
+    redrive,
     claimTimeoutMs: 300_000,
     retentionMs: 86_400_000,
     orphanAfterMs: 30_000,
@@ -142,3 +147,25 @@ eachDatabase("the replica holding the sweep leases keeps them between its sweeps
   await first.stop();
   await second.stop();
 });
+
+eachDatabase(
+  "a backlog of orphaned captures is run batch after batch, not one batch per interval",
+  async (db) => {
+    await migrate(db, ENGINE_MIGRATIONS);
+    await db.query(
+      `insert into inbox (channel, event_id, state, body, headers, received_at)
+       select 'in', 'm-' || n, 'pending', '\\x7b7d', '{}', now() - interval '1 hour'
+         from generate_series(1, 150) as n`,
+    );
+    const redriven: string[] = [];
+    const sweeper = sweeperOn(db, "r1", (capture) => {
+      redriven.push(capture.eventId);
+      return Promise.resolve();
+    });
+    assert.equal(await sweeper.sweepOnce(), true, "a full batch asks for the next tick at once");
+    assert.equal(redriven.length, 100);
+    assert.equal(await sweeper.sweepOnce(), false);
+    assert.equal(new Set(redriven).size, 150);
+    await sweeper.stop();
+  },
+);

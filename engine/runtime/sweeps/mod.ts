@@ -111,6 +111,9 @@ export async function purgeExpired(db: Database, retentionMs: number): Promise<n
   });
 }
 
+/** Orphaned captures one sweep tick runs again. */
+const REDRIVE_BATCH = 100;
+
 /** Runs the sweeps every interval until stopped. */
 export class Sweeper {
   readonly #o: SweeperOptions;
@@ -120,23 +123,24 @@ export class Sweeper {
   constructor(options: SweeperOptions) {
     this.#o = options;
     this.#loop = new PollLoop({
-      pass: () => this.sweepOnce().then(() => false),
+      pass: () => this.sweepOnce(),
       intervalMs: options.intervalMs,
       onError: (error) => options.logger.error("sweep failed", { error: String(error) }),
     });
   }
 
-  /** One tick: the redrive, then each other sweep that is due. */
-  async sweepOnce(): Promise<void> {
+  /**
+   * One tick: the redrive, then each other sweep that is due. Resolves to true when the redrive
+   * took a full batch: after a crash a backlog of captures is run batch after batch, not one batch
+   * per interval.
+   */
+  async sweepOnce(): Promise<boolean> {
     const o = this.#o;
-    for (
-      const capture of await takeOrphanedCaptures(o.db, {
-        orphanAfterMs: o.orphanAfterMs,
-        limit: 100,
-      })
-    ) {
-      await o.redrive(capture);
-    }
+    const orphans = await takeOrphanedCaptures(o.db, {
+      orphanAfterMs: o.orphanAfterMs,
+      limit: REDRIVE_BATCH,
+    });
+    for (const capture of orphans) await o.redrive(capture);
     // The lease is renewed on every tick, so its holder keeps it between the sweeps it runs.
     if (
       await tryLease(o.db, { role: "sweeps", owner: o.owner }) &&
@@ -153,6 +157,7 @@ export class Sweeper {
     ) {
       await purgeExpired(o.db, o.retentionMs);
     }
+    return orphans.length === REDRIVE_BATCH;
   }
 
   /** Whether `sweep` last ran at least `everyMs` ago; if so, it counts as running now. */
