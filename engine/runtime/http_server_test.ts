@@ -327,3 +327,45 @@ Deno.test("a stale socket file is replaced; a live one, or a path that is no soc
     assert.equal(await Deno.readTextFile(file), "keep me");
   });
 });
+
+Deno.test("clients breaking off uploads as their connections expire cannot end the process", async () => {
+  // The native server sometimes lets go of a connection a moment before the sweep closes it; its
+  // own abort listener then throws, which used to surface as an uncaught error (the test process
+  // itself died). Many short deadlines and abrupt closes make that moment likely.
+  const { server, port } = serve({
+    maxConnections: 512,
+    idleTimeoutMs: 40,
+    headerTimeoutMs: 40,
+    bodyTimeoutMs: 40,
+  });
+  const head = new TextEncoder().encode(
+    "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 900000\r\n\r\n",
+  );
+  const part = new Uint8Array(64_000).fill(32);
+  const pause = (ms: number) => new Promise((r) => setTimeout(r, Math.random() * ms));
+  const breakOff = async () => {
+    const conn = await connect(port);
+    try {
+      await send(conn, head);
+      for (let n = Math.floor(Math.random() * 4); n > 0; n--) {
+        await send(conn, part);
+        await pause(20);
+      }
+      await pause(60);
+    } catch {
+      // Closed by the server first: that is one of the timings this test wants.
+    } finally {
+      conn.close();
+    }
+  };
+  try {
+    for (let round = 0; round < 15; round++) {
+      await Promise.all(Array.from({ length: 150 }, breakOff));
+    }
+    const hello = await fetch(`http://127.0.0.1:${port}/hello`);
+    assert.equal(await hello.text(), "hello");
+    await until(() => server.connections === 0);
+  } finally {
+    server.close();
+  }
+});
