@@ -58,6 +58,16 @@ const exceeded = (
     { attributes: { field, key, requested, ceiling } },
   );
 
+// What the task table's columns can hold: a 32-bit count, an interval PostgreSQL can add to a
+// timestamp, text without NUL (PostgreSQL refuses it) or lone surrogates (UTF-8 cannot carry them).
+const MAX_INTEGER = 2_147_483_647;
+const MAX_DURATION_MS = 10 * 365 * 86_400_000;
+
+/** Whether `text` can be stored as it is. */
+function storable(text: string): boolean {
+  return !text.includes("\u0000") && text.isWellFormed();
+}
+
 /** Reads the fields of a JSON object body, collecting what is wrong with them. */
 class Fields {
   readonly problems: Diagnostic[] = [];
@@ -87,14 +97,22 @@ class Fields {
       this.problems.push(invalid(name, `${name} must be a non-empty string`));
       return undefined;
     }
+    if (!storable(v)) {
+      this.problems.push(
+        invalid(name, `${name} must not hold a NUL character or a lone surrogate`),
+      );
+      return undefined;
+    }
     return v;
   }
 
   integer(name: string, min: number): number | undefined {
     const v = this.#body[name];
     if (v === undefined || v === null) return undefined;
-    if (typeof v !== "number" || !Number.isInteger(v) || v < min) {
-      this.problems.push(invalid(name, `${name} must be an integer of at least ${min}`));
+    if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > MAX_INTEGER) {
+      this.problems.push(
+        invalid(name, `${name} must be an integer from ${min} to ${MAX_INTEGER}`),
+      );
       return undefined;
     }
     return v;
@@ -104,10 +122,12 @@ class Fields {
     const v = this.#body[name];
     if (v === undefined || v === null) return undefined;
     const ms = typeof v === "string" ? parseDurationMillis(v) : undefined;
-    if (ms === undefined || (positive && ms <= 0)) {
+    if (ms === undefined || (positive && ms <= 0) || ms > MAX_DURATION_MS) {
       this.problems.push(invalid(
         name,
-        `${name} must be an ISO-8601 duration such as PT30S${positive ? ", above zero" : ""}`,
+        `${name} must be an ISO-8601 duration such as PT30S${
+          positive ? ", above zero" : ""
+        }, of at most ten years`,
       ));
       return undefined;
     }
@@ -126,7 +146,7 @@ export function checkFetch(body: unknown, s: ExternalTaskSettings): Checked<Fetc
   const channels = f.raw("channels");
   const names = Array.isArray(channels) &&
       channels.length > 0 &&
-      channels.every((c) => typeof c === "string" && c.trim() !== "")
+      channels.every((c) => typeof c === "string" && c.trim() !== "" && storable(c))
     ? channels as string[]
     : undefined;
   if (!names) f.problems.push(invalid("channels", "channels must be a non-empty list of names"));

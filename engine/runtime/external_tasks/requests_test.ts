@@ -58,3 +58,23 @@ Deno.test("a completion keeps a null result apart from an omitted one", () => {
   });
   assert.ok("diagnostics" in checkComplete([]));
 });
+
+Deno.test("what the task table cannot hold is refused, not sent to the database", () => {
+  const failure = checkFailure({
+    workerId: "w\u0000",
+    errorMessage: "x\ud800y",
+    retries: 99_999_999_999,
+    retryTimeout: "PT99999999999999999999S",
+  }, SETTINGS);
+  assert.ok("diagnostics" in failure);
+  assert.deepEqual(failure.diagnostics.map((d) => d.attributes?.field), [
+    "workerId",
+    "errorMessage",
+    "retries",
+    "retryTimeout",
+  ]);
+  const fetched = checkFetch({ workerId: "a\u0000b", channels: ["c\u0000"] }, SETTINGS);
+  assert.ok("diagnostics" in fetched);
+  assert.deepEqual(fetched.diagnostics.map((d) => d.attributes?.field), ["workerId", "channels"]);
+  assert.ok("diagnostics" in checkComplete({ workerId: "w\udfff" }));
+});
