@@ -241,6 +241,12 @@ Deno.test("bad search parameters are refused at once, each named", async () => {
     );
     const deployments = await get(engine, "/admin/deployments?status=asleep");
     assert.equal(codeOf(deployments), "SUTRA.ADMIN.QUERY.INVALID");
+    // Instants the database has no timestamp for are refused before a statement is sent.
+    for (const instant of ["0000-01-01T00:00:00Z", "-000001-06-01T00:00:00Z"]) {
+      const early = await get(engine, `/admin/instances?startedBefore=${instant}`);
+      assert.equal(early.status, 400, JSON.stringify(early.body));
+      assert.equal(codeOf(early), "SUTRA.ADMIN.QUERY.INVALID");
+    }
   } finally {
     await engine.stop();
   }

@@ -69,6 +69,9 @@ export const SEARCH_PARAMETERS: readonly string[] = PARAMETERS;
 // deno-lint-ignore no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
+// PostgreSQL's timestamps have no year 0 and read a negative year as something else.
+const YEAR_ONE_MS = Date.parse("0001-01-01T00:00:00Z");
+
 /** True when `text` holds a control character. */
 export function hasControl(text: string): boolean {
   return CONTROL.test(text);
@@ -126,11 +129,13 @@ export function parseSearch(
     const value = text(name);
     if (value === undefined) return undefined;
     try {
-      return Temporal.Instant.from(value).toString();
+      const at = Temporal.Instant.from(value);
+      if (at.epochMilliseconds >= YEAR_ONE_MS) return at.toString();
     } catch {
-      problems.push(invalid(name, value, "must be an ISO-8601 instant with an offset"));
-      return undefined;
+      // Reported below.
     }
+    problems.push(invalid(name, value, "must be an ISO-8601 instant with an offset, from year 1"));
+    return undefined;
   };
   const startedAfter = instant("startedAfter");
   const startedBefore = instant("startedBefore");
