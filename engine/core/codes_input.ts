@@ -18,6 +18,8 @@ export const INPUT_CODES = {
   "SUTRA.INPUT.STORE_KEY.TOO_LONG": "A data-store key is longer than 512 bytes of UTF-8 (422).",
   "SUTRA.PARSE.JSON.TOO_DEEP":
     "JSON arrays and objects nest deeper than 512 levels (line, column).",
+  "SUTRA.PARSE.NUMBER.OUT_OF_RANGE":
+    "A decoded number is too large to be a number at all (JSON 1e400, YAML .inf or .nan) (JSON pointer).",
   "SUTRA.PARSE.TEXT.LONE_SURROGATE":
     "A decoded string or member name holds a lone surrogate (JSON pointer).",
   "SUTRA.PARSE.YAML.TOO_DEEP":

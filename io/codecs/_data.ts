@@ -43,10 +43,10 @@ interface Visit {
  * Walks a decoded value (iteratively: any depth is safe here) and returns
  * the first problem a payload may not carry: nesting deeper than
  * {@link MAX_NESTING_DEPTH} (a YAML alias that contains itself nests
- * without end), or a string or member name holding a lone surrogate
- * (`"\uD800"`), named by its JSON pointer. A lone surrogate has no UTF-8
- * form: stored, every one becomes U+FFFD, so two different keys would
- * merge.
+ * without end), a string or member name holding a lone surrogate
+ * (`"\uD800"`), or a number that is not finite, named by its JSON pointer.
+ * A lone surrogate has no UTF-8 form: stored, every one becomes U+FFFD, so
+ * two different keys would merge.
  */
 export function checkDecoded(value: unknown, checks: DecodedChecks): Issue | undefined {
   const stack: Visit[] = [{ value, depth: 0 }];
@@ -56,6 +56,7 @@ export function checkDecoded(value: unknown, checks: DecodedChecks): Issue | und
       if (!v.isWellFormed()) return loneSurrogate(visit, "a string");
       continue;
     }
+    if (typeof v === "number" && !Number.isFinite(v)) return outOfRange(visit);
     if (v === null || typeof v !== "object") continue;
     if (visit.depth >= MAX_NESTING_DEPTH) {
       // No path: it would be hundreds of segments long.
@@ -75,6 +76,17 @@ export function checkDecoded(value: unknown, checks: DecodedChecks): Issue | und
     }
   }
   return undefined;
+}
+
+// JSON.parse reads 1e400 as Infinity, which no FEEL number, schema check or database column holds:
+// left alone it would reach the process as null.
+function outOfRange(at: Visit): Issue {
+  const path = pointerOf(at);
+  return issue(
+    "SUTRA.PARSE.NUMBER.OUT_OF_RANGE",
+    `the number at '${path}' is too large to be a number (or is not one: infinity, NaN)`,
+    { path },
+  );
 }
 
 function loneSurrogate(at: Visit, what: string): Issue {

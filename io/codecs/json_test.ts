@@ -67,6 +67,18 @@ Deno.test("json: a lone surrogate in a string or member name is FATAL at its JSO
   assert.deepEqual(pair.payload, { ref: "\u{1F600}" });
 });
 
+Deno.test("json: a number too large to be one is FATAL at its JSON pointer, never read as null", async () => {
+  for (const [doc, path] of [['{"quantity": 1e400}', "/quantity"], ["[1, -1e999]", "/1"]]) {
+    const r = await jsonCodec.decode(bytes(doc));
+    assert.deepEqual([r.outcome, r.issues[0].code, r.issues[0].path], [
+      "FATAL",
+      "SUTRA.PARSE.NUMBER.OUT_OF_RANGE",
+      path,
+    ]);
+  }
+  assert.deepEqual((await jsonCodec.decode(bytes('{"big": 1e308}'))).payload, { big: 1e308 });
+});
+
 Deno.test("json: bytes that are not text in the charset, and foreign content types, are FATAL", async () => {
   const bad = await jsonCodec.decode(new Uint8Array([0x22, 0xc3, 0x28, 0x22]));
   assert.equal(bad.issues[0].code, "SUTRA.PARSE.TEXT.ENCODING");

@@ -59,6 +59,17 @@ Deno.test("yaml: a lone surrogate is FATAL at its JSON pointer", async () => {
   ]);
 });
 
+Deno.test("yaml: .inf and .nan are FATAL at their JSON pointer", async () => {
+  for (const doc of ["amount: .inf\n", "amount: -.Inf\n", "amount: .nan\n"]) {
+    const r = await yamlCodec.decode(bytes(doc));
+    assert.deepEqual([r.outcome, r.issues[0]?.code, r.issues[0]?.path], [
+      "FATAL",
+      "SUTRA.PARSE.NUMBER.OUT_OF_RANGE",
+      "/amount",
+    ], doc);
+  }
+});
+
 Deno.test("yaml: warnings are kept as WARNING issues on an OK payload", async () => {
   const r = await yamlCodec.decode(bytes("%FOO bar\n---\na: 1\n"));
   assert.equal(r.outcome, "OK");
