@@ -115,12 +115,16 @@ export class Router {
       }
     }
     if (allowed.size > 0) {
-      return diagnosticResponse(
+      const allow = [...allowed].sort().join(", ");
+      const refused = diagnosticResponse(
         405,
         [diagnostic("SUTRA.HTTP.METHOD_NOT_ALLOWED", `${request.method} is not allowed here`, {
-          attributes: { allow: [...allowed].sort().join(", ") },
+          attributes: { allow },
         })],
       );
+      // HTTP requires a 405 to say which methods the resource does take.
+      refused.headers.set("allow", allow);
+      return refused;
     }
     return notFound(new URL(request.url).pathname);
   }

@@ -34,6 +34,7 @@ Deno.test("misses answer JSON diagnostics: 404 and 405 with Allow", async () => 
   const body = await wrong.json();
   assert.equal(body.diagnostics[0].code, "SUTRA.HTTP.METHOD_NOT_ALLOWED");
   assert.equal(body.diagnostics[0].attributes.allow, "GET, POST");
+  assert.equal(wrong.headers.get("allow"), "GET, POST");
 });
 
 Deno.test("a DiagnosticError is a 400; any other throw is a logged 500 without details", async () => {
