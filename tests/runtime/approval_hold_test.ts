@@ -162,18 +162,7 @@ Deno.test("approval-hold refuses a message that breaks its schema with 422, befo
 Deno.test("a decision never resumes another process's instance that holds the same alias value", async () => {
   // A twin of the example under other names: its own process and channels, the same node ids
   // and the same alias name.
-  const twin = await Deno.makeTempDir({ prefix: "sutra_twin_" });
-  try {
-    const source = new URL("../../examples/approval-hold/package/", import.meta.url).pathname;
-    for await (const entry of walkFiles(source)) {
-      const text = (await Deno.readTextFile(`${source}${entry}`))
-        .replaceAll("approval-hold", "approval-twin")
-        .replaceAll("approval-request", "twin-request")
-        .replaceAll("approval-decision", "twin-decision")
-        .replaceAll('process id="approval"', 'process id="twin"');
-      await Deno.mkdir(`${twin}/${entry.split("/").slice(0, -1).join("/")}`, { recursive: true });
-      await Deno.writeTextFile(`${twin}/${entry}`, text);
-    }
+  await withCopies([twinNames], async ([twin]) => {
     const engine = await bootEngine();
     try {
       await engine.deployments.deploy(await sealDir("examples/approval-hold/package"));
@@ -198,10 +187,69 @@ Deno.test("a decision never resumes another process's instance that holds the sa
     } finally {
       await engine.stop();
     }
-  } finally {
-    await Deno.remove(twin, { recursive: true });
-  }
+  });
 });
+
+Deno.test("a value two processes both hold resumes the instance of the process the decision is for", async () => {
+  const shared = (text: string) => text.replace('unique="true"', 'unique="false"');
+  await withCopies([(text) => twinNames(shared(text)), shared], async ([twin, example]) => {
+    const engine = await bootEngine();
+    try {
+      await engine.deployments.deploy(await sealDir(example));
+      await engine.deployments.deploy(await sealDir(twin));
+      // The twin's instance holds the value first, so a lookup names it first.
+      const first = await post(engine, "/channels/twin-request", request("E2E-S"), KEY);
+      const second = await post(engine, "/channels/approval-request", request("E2E-S"), KEY);
+      const [twinId, ownId] = [first, second].map((r) =>
+        (r.body.instances as { instanceId: string }[])[0].instanceId
+      );
+      for (let n = 0; n < 2; n++) {
+        // Twice: the second decision must not take a remembered holder at its word either.
+        const decided = await post(engine, "/channels/approval-decision", decision("E2E-S"), KEY);
+        assert.equal(decided.status, n === 0 ? 200 : 404, JSON.stringify(decided.body));
+        if (n === 0) {
+          assert.deepEqual(decided.body.instances, [{ instanceId: ownId, status: "COMPLETED" }]);
+        }
+      }
+      assert.equal((await snapshotOf(engine, twinId)).status, "RUNNING");
+      const twinDecided = await post(engine, "/channels/twin-decision", decision("E2E-S"), KEY);
+      assert.deepEqual(twinDecided.body.instances, [{ instanceId: twinId, status: "COMPLETED" }]);
+    } finally {
+      await engine.stop();
+    }
+  });
+});
+
+/** The example's text renamed: its own process and channels, the same node ids and alias. */
+function twinNames(text: string): string {
+  return text.replaceAll("approval-hold", "approval-twin")
+    .replaceAll("approval-request", "twin-request")
+    .replaceAll("approval-decision", "twin-decision")
+    .replaceAll('process id="approval"', 'process id="twin"');
+}
+
+/** Runs `use` on copies of the example package, each file's text passed through its edit. */
+async function withCopies(
+  edits: readonly ((text: string) => string)[],
+  use: (dirs: string[]) => Promise<void>,
+): Promise<void> {
+  const source = new URL("../../examples/approval-hold/package/", import.meta.url).pathname;
+  const dirs: string[] = [];
+  try {
+    for (const edit of edits) {
+      const dir = await Deno.makeTempDir({ prefix: "sutra_twin_" });
+      dirs.push(dir);
+      for await (const entry of walkFiles(source)) {
+        const text = edit(await Deno.readTextFile(`${source}${entry}`));
+        await Deno.mkdir(`${dir}/${entry.split("/").slice(0, -1).join("/")}`, { recursive: true });
+        await Deno.writeTextFile(`${dir}/${entry}`, text);
+      }
+    }
+    await use(dirs);
+  } finally {
+    for (const dir of dirs) await Deno.remove(dir, { recursive: true });
+  }
+}
 
 /** The files under `dir`, as paths relative to it. */
 async function* walkFiles(dir: string, prefix = ""): AsyncGenerator<string> {

@@ -244,6 +244,11 @@ export interface Correlated {
   readonly instanceId: string;
   /** Set when the instance was predicted, not looked up: its claim must go through this alias. */
   readonly through?: { readonly name: string; readonly value: string };
+  /**
+   * Later holders of the alias value, in correlation order: alias values are shared by the
+   * tenant's processes, so when a holder belongs to another process the next one is tried.
+   */
+  readonly others?: readonly string[];
 }
 
 /**
@@ -267,11 +272,14 @@ export async function correlate(
       if (predicted !== undefined) {
         return { route, instanceId: predicted, through: { name, value } };
       }
-      const [instanceId] = await instancesByAlias(db, key);
-      if (instanceId !== undefined) {
+      const [instanceId, ...others] = await instancesByAlias(db, key);
+      if (instanceId === undefined) continue;
+      // A value held more than once may lead elsewhere for another process's message.
+      if (others.length === 0) {
         predictions.remember(key, instanceId);
         return { route, instanceId };
       }
+      return { route, instanceId, others };
     }
   }
   return undefined;
@@ -676,16 +684,23 @@ export class Dispatcher {
     // did (a twin committing since then is refused by the commit's record).
     const earlier = dedup && !attempt.relayKeyChecked && await earlierDelivery(this.#o.db, dedup);
     if (earlier) return { kind: "settled", instances: [earlier] };
-    // The one handoff: resolved on the arrival lane, run on the instance's lane.
-    const outcome = await this.#onLane(
-      found.instanceId,
-      (lane) => {
-        telemetryOf(this.#o.db)?.handoff(lane);
-        return runResume(this.#o, { screened, ...found, lane, receipt, dedup, hold });
-      },
-    );
-    if (outcome !== MOVED) consumed(attempt, receipt, outcome);
-    return outcome;
+    for (const instanceId of [found.instanceId, ...(found.others ?? [])]) {
+      const candidate = instanceId === found.instanceId
+        ? found
+        : { route: found.route, instanceId };
+      // The one handoff: resolved on the arrival lane, run on the instance's lane.
+      const outcome = await this.#onLane(
+        instanceId,
+        (lane) => {
+          telemetryOf(this.#o.db)?.handoff(lane);
+          return runResume(this.#o, { screened, ...candidate, lane, receipt, dedup, hold });
+        },
+      );
+      if (outcome === OTHER_PROCESS) continue;
+      if (outcome !== MOVED) consumed(attempt, receipt, outcome);
+      return outcome;
+    }
+    return notCorrelated(screened.channel.decl.name);
   }
 
   #scope(screened: Screened): { tenant: string; channel: string } {
@@ -806,7 +821,7 @@ interface ResumeWork extends Omit<StartWork, "route">, Correlated {}
 async function runResume(
   o: DispatcherOptions,
   w: ResumeWork,
-): Promise<DeliveryOutcome | typeof MOVED> {
+): Promise<DeliveryOutcome | typeof MOVED | typeof OTHER_PROCESS> {
   const { instanceId } = w;
   const nodeId = w.route.subscription.nodeId;
   const tenant = w.screened.channel.tenant;
@@ -859,19 +874,31 @@ async function runResume(
         { instanceId, deploymentId: advanced.deploymentId },
       );
     case "left":
-      if (advanced.reason === OTHER_PROCESS) {
-        const channel = w.screened.channel.decl.name;
-        return notWaiting(
-          `no parked instance matches the message's correlation on channel '${channel}'`,
-          { channel },
-        );
+      if (advanced.reason !== OTHER_PROCESS) {
+        return notWaiting(`instance ${instanceId} ${advanced.reason}`, {
+          instanceId,
+          node: nodeId,
+        });
       }
-      return notWaiting(`instance ${instanceId} ${advanced.reason}`, { instanceId, node: nodeId });
+      // A predicted holder of another process: the lookup names every holder.
+      if (w.through) {
+        aliasPredictionsOf(o.db).forget({ tenant, ...w.through }, instanceId);
+        return MOVED;
+      }
+      return OTHER_PROCESS;
   }
 }
 
 /** Why a relay left an instance that belongs to another process (never shown to the sender). */
 const OTHER_PROCESS = "belongs to another process";
+
+/** The answer when no holder of a relay's alias value is an instance of its process. */
+function notCorrelated(channel: string): DeliveryOutcome {
+  return notWaiting(
+    `no parked instance matches the message's correlation on channel '${channel}'`,
+    { channel },
+  );
+}
 
 function notWaiting(message: string, attributes: Record<string, string>): DeliveryOutcome {
   return refused("not-found", "SUTRA.RUNTIME.RELAY.CORRELATION_NOT_FOUND", message, attributes);
