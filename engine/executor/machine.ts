@@ -998,9 +998,13 @@ export class Machine implements Execution {
       : undefined;
     const ctx = this.context(token, overlay);
     for (const a of aliases) {
+      const value = this.evaluateIn(a.expression, ctx);
+      // A key the message does not carry is no key: recorded as the text "null", every instance
+      // without one would hold the same value (and a unique alias would refuse all but the first).
+      if (value === null) continue;
       const recorded = {
         name: a.name,
-        value: text(this.evaluateIn(a.expression, ctx)),
+        value: text(value),
         unique: a.unique,
         onConflict: a.onConflict,
       };

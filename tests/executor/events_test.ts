@@ -42,6 +42,12 @@ Deno.test("message start: the payload lands in the q:source variable and start a
     { name: "caseId", value: "C-7", unique: false, onConflict: "reject" },
   ]);
   assert.deepEqual(r.effects.aliasesRetired.map((a) => a.name), ["orderId", "caseId"]);
+  // A message without the key records no alias at all, never the text "null".
+  const keyless = await new Instance(run.plan).start({
+    node: "s",
+    message: { payload: { id: null }, headers: {} },
+  });
+  assert.deepEqual(keyless.effects.aliasesRecorded, []);
 });
 
 const CATCHES = bpmn(
