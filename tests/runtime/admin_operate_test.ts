@@ -144,6 +144,20 @@ eachTarget("retry and variable changes refuse what they cannot do", async (targe
         .map((d) => [d.code, d.attributes.field]),
       [["SUTRA.ADMIN.BODY.INVALID", "vars"], ["SUTRA.ADMIN.BODY.INVALID", "variables"]],
     );
+    // A value nested past the payload limit, or holding a lone surrogate, is refused by name.
+    let deep: unknown = 1;
+    for (let n = 0; n < 600; n++) deep = [deep];
+    const unfit = await patch(engine, `/admin/instances/${live}/variables`, {
+      variables: { deep, odd: "x\ud800" },
+    });
+    assert.equal(unfit.status, 400);
+    assert.deepEqual(
+      (unfit.body.diagnostics as { message: string }[]).map((d) => d.message.split(": ")[1]),
+      [
+        "the value nests deeper than 512 levels",
+        "the value holds a lone surrogate, which is not text",
+      ],
+    );
     const cancelled = await post(engine, `/admin/instances/${live}/cancel`, "");
     assert.equal(cancelled.status, 200);
     const ended = await patch(engine, `/admin/instances/${live}/variables`, {

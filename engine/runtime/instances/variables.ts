@@ -17,6 +17,7 @@ import type { ProcessPlan } from "../../bpmn/mod.ts";
 import { type Diagnostic, diagnostic } from "../../core/diagnostic.ts";
 import { decodeValue } from "../../executor/mod.ts";
 import { errorMessage } from "../../core/errors.ts";
+import { MAX_NESTING_DEPTH } from "../../core/input_limits.ts";
 import { hasControl } from "./search.ts";
 
 /** FEEL kinds a declared `q:variable` type admits (null is always admitted). */
@@ -94,6 +95,11 @@ export function parseVariableChange(
       ));
       continue;
     }
+    const unfit = unfitValue(raw);
+    if (unfit) {
+      problems.push(invalid(`variables.${name}`, `variable '${name}': the value ${unfit}`));
+      continue;
+    }
     let value: FeelValue;
     try {
       value = typed(raw);
@@ -116,4 +122,27 @@ export function parseVariableChange(
     values.set(name, value);
   }
   return problems.length > 0 ? { diagnostics: problems } : { values };
+}
+
+/**
+ * Why a JSON value cannot become a variable, or undefined: nested past {@link MAX_NESTING_DEPTH} levels,
+ * or holding a lone surrogate, which has no UTF-8 form and would be kept as U+FFFD. Iterative, so
+ * any depth is safe to look at.
+ */
+function unfitValue(raw: unknown): string | undefined {
+  const stack: { value: unknown; depth: number }[] = [{ value: raw, depth: 0 }];
+  for (let at = stack.pop(); at !== undefined; at = stack.pop()) {
+    const { value, depth } = at;
+    if (typeof value === "string") {
+      if (!value.isWellFormed()) return "holds a lone surrogate, which is not text";
+      continue;
+    }
+    if (value === null || typeof value !== "object") continue;
+    if (depth >= MAX_NESTING_DEPTH) return `nests deeper than ${MAX_NESTING_DEPTH} levels`;
+    for (const [key, member] of Object.entries(value)) {
+      if (!key.isWellFormed()) return "holds a lone surrogate, which is not text";
+      stack.push({ value: member, depth: depth + 1 });
+    }
+  }
+  return undefined;
 }
