@@ -11,6 +11,8 @@ export const EXTERNAL_TASK_CODES = {
     "A worker asked for more than a sutra.external-task.* ceiling allows (400); nothing was clamped.",
   "SUTRA.EXTERNAL_TASK.COMPLETION_REFUSED":
     "The inbound path refused a completion (422); attributes.causeCode is the engine's own code and the task is fetchable again.",
+  "SUTRA.EXTERNAL_TASK.COMPLETION_DEFERRED":
+    "The instance was busy (its claim held, lanes full): send the completion again after Retry-After; the lock is kept (503).",
   "SUTRA.EXTERNAL_TASK.LOCK_EXPIRED":
     "The worker does not hold a live lock on the task any more (its lock lapsed or was released) (409).",
   "SUTRA.EXTERNAL_TASK.LOCKED_BY_OTHER": "Another worker holds a live lock on the task (409).",

@@ -164,6 +164,39 @@ Deno.test("an inbound refusal answers 422 with the engine's code and leaves the 
   });
 });
 
+Deno.test("a completion for an instance another step holds is deferred with Retry-After; the lock stays", async () => {
+  await withEngine(async (engine) => {
+    const instanceId = await startFlow(engine, "R-9");
+    const task = await fetchOne(engine, "w", "pc-score");
+    // A replica that died mid-step still holds the instance's claim.
+    await engine.database.query(
+      "update instances set owner = 'gone/lane-0' where instance_id = $1",
+      [
+        instanceId,
+      ],
+    );
+    const busy = await complete(engine, task.id, {
+      workerId: "w",
+      result: { ref: "R-9", score: 2 },
+    });
+    assert.equal(busy.status, 503, JSON.stringify(busy.body));
+    assert.equal(busy.headers.get("retry-after"), "1");
+    assert.deepEqual(codes(busy).slice(0, 2), [
+      "SUTRA.EXTERNAL_TASK.COMPLETION_DEFERRED",
+      "SUTRA.RUNTIME.RESUME.CLAIM_HELD",
+    ]);
+    assert.deepEqual(await fetchTasks(engine, "other", "pc-score"), [], "the lock is still w's");
+    await engine.database.query("update instances set owner = null where instance_id = $1", [
+      instanceId,
+    ]);
+    const done = await complete(engine, task.id, {
+      workerId: "w",
+      result: { ref: "R-9", score: 2 },
+    });
+    assert.equal(done.status, 200, JSON.stringify(done.body));
+  });
+});
+
 Deno.test("failures spend the budget down to terminal; a terminal task is never fetched", async () => {
   await withEngine(async (engine) => {
     await startFlow(engine, "R-4");

@@ -50,6 +50,9 @@ import {
 // notification lost with a database connection.
 const REPOLL_MS = 1_000;
 
+// Refusals that say "not now" rather than "no".
+const TRANSIENT: ReadonlySet<string> = new Set(["retry", "overloaded"]);
+
 // Room around a completion's result for the rest of its JSON envelope.
 const ENVELOPE_BYTES = 65_536;
 
@@ -324,6 +327,22 @@ async function complete(
       headers: held.headers,
       idempotencyKey: held.idempotencyKey,
     });
+  if (outcome.kind === "refused" && TRANSIENT.has(outcome.refusal)) {
+    // The instance is busy (another step holds it, or the lanes are full): the same completion
+    // will do once it is free, so the worker keeps its lock instead of the task going round again.
+    const cause = outcome.diagnostics[0]?.code ?? "SUTRA.RUNTIME.UNEXPECTED";
+    const deferred = diagnosticResponse(503, [
+      diagnostic(
+        "SUTRA.EXTERNAL_TASK.COMPLETION_DEFERRED",
+        `the engine could not take the completion of task ${taskId} yet (${cause}); send it ` +
+          "again after Retry-After, the lock is kept",
+        { attributes: { taskId, causeCode: cause, refusal: outcome.refusal } },
+      ),
+      ...outcome.diagnostics,
+    ]);
+    deferred.headers.set("retry-after", "1");
+    return deferred;
+  }
   if (outcome.kind === "refused") {
     await releaseLock(o.db, { taskId, workerId: r.workerId });
     const cause = outcome.diagnostics[0]?.code ?? "SUTRA.RUNTIME.UNEXPECTED";
