@@ -50,7 +50,7 @@ import { DeferredAckRegistry } from "./acks/registry.ts";
 import type { RuntimeContext } from "./services.ts";
 import { startExternalTasks } from "./external_tasks/mod.ts";
 import { startTimers } from "./timers/mod.ts";
-import { Sweeper } from "./sweeps/mod.ts";
+import { releaseStuckClaims, Sweeper } from "./sweeps/mod.ts";
 import { LogExport, startTelemetry, withTraceIds } from "./telemetry/mod.ts";
 import {
   ACK_DEFERRED_CAPACITY,
@@ -140,6 +140,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       logger: logger.child("database"),
     });
     const head = ENGINE_MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
+    if (database.driver === "pglite") await releaseEarlierClaims(database, logger);
     const replicaId = options.replicaId ?? newId();
     const auditJournal = config.require(AUDIT_SQL);
     // Before anything can commit a step; closed last, after the lanes' final commits.
@@ -539,4 +540,17 @@ function allowedOf(config: Config): TransportCatalog {
     ));
   }
   return allowedTransports(transports, names);
+}
+
+/**
+ * Releases every instance claim in the embedded database. Its directory is locked to one process,
+ * so a claim found at boot was left by an earlier run that died mid-step: waiting the claim timeout
+ * out would only hold its instances (timers due, completions, relays) for nothing.
+ */
+async function releaseEarlierClaims(database: Database, logger: Logger): Promise<void> {
+  const released = await releaseStuckClaims(database, 0);
+  if (released === 0) return;
+  logger.info(`released ${released} instance claim(s) an earlier run of the engine left`, {
+    code: "SUTRA.RUNTIME.CLAIM.SWEPT",
+  });
 }

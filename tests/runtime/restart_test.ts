@@ -150,3 +150,34 @@ Deno.test("a redelivered message with the same dedupKey is answered with the fir
     await engine.stop();
   }
 });
+
+Deno.test("an embedded engine releases at boot the claims an earlier run died holding", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sutra-restart-" });
+  try {
+    const first = await bootEngine({ url: `file://${dir}` });
+    let id: string;
+    try {
+      await first.deployments.deploy(await sealDir(FIXTURE));
+      const parked = await post(first, "/channels/typed-request", { ref: "R-9", amount: 1 });
+      id = (parked.body.instances as { instanceId: string }[])[0].instanceId;
+      // As a run killed mid-step leaves it: claimed, by an owner that is gone.
+      await first.database.query(
+        "update instances set owner = 'gone/lane-3', claimed_at = now() where instance_id = $1",
+        [id],
+      );
+    } finally {
+      await first.stop();
+    }
+    const second = await bootEngine({ url: `file://${dir}` });
+    try {
+      // No waiting out the claim timeout (five minutes by default).
+      const resumed = await post(second, "/channels/typed-decision", { ref: "R-9" });
+      assert.equal(resumed.status, 200, JSON.stringify(resumed.body));
+      assert.deepEqual(resumed.body.instances, [{ instanceId: id, status: "COMPLETED" }]);
+    } finally {
+      await second.stop();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
