@@ -31,3 +31,27 @@ export function nextDue(spec: TimerSpec, due: number, fired: number): number | u
   if (spec.endEpochMillis !== undefined && next > spec.endEpochMillis) return undefined;
   return next;
 }
+
+/** The slot a fire at `now` stands for, and the next one after it. */
+export interface Coalesced {
+  /** Grid index (1-based) of the slot fired: every slot up to it is spent. */
+  readonly slot: number;
+  /** The next slot's due instant; undefined when the grid is spent. */
+  readonly next?: number;
+}
+
+/**
+ * Coalesces the slots due by `now`, starting at the slot due at `due`
+ * (grid index `slots + 1`): one fire covers all of them, and the next due
+ * instant is the first slot after `now`.
+ */
+export function coalesce(spec: TimerSpec, due: number, slots: number, now: number): Coalesced {
+  let at = due;
+  let slot = slots + 1;
+  for (;;) {
+    const next = nextDue(spec, at, slot);
+    if (next === undefined || next > now) return next === undefined ? { slot } : { slot, next };
+    at = next;
+    slot++;
+  }
+}

@@ -462,3 +462,24 @@ Deno.test("error injection: a BPMN error raised on a waiting task goes to its er
     "the outstanding request is withdrawn",
   );
 });
+
+Deno.test("a cycle boundary anchored in the past fires once for the slots it missed, then keeps to its grid", async () => {
+  const run = new Instance(
+    await planOf(bpmn(`
+    <bpmn:startEvent id="s"/><bpmn:sequenceFlow id="f1" sourceRef="s" targetRef="review"/>
+    <bpmn:userTask id="review"><bpmn:extensionElements><q:source channel="reviews" name="verdict"/></bpmn:extensionElements></bpmn:userTask>
+    <bpmn:boundaryEvent id="remind" attachedToRef="review" cancelActivity="false">
+      <bpmn:timerEventDefinition><bpmn:timeCycle>R/2025-12-01T00:00:00Z/PT1H</bpmn:timeCycle></bpmn:timerEventDefinition>
+    </bpmn:boundaryEvent>
+    <bpmn:sequenceFlow id="f2" sourceRef="review" targetRef="done"/><bpmn:endEvent id="done"/>
+    <bpmn:sequenceFlow id="f3" sourceRef="remind" targetRef="nudged"/><bpmn:endEvent id="nudged"/>`)),
+  );
+  await run.start();
+  // Armed on 2026-01-01 at 00:00 with 745 slots already behind it: one firing, not 745.
+  run.clock.set(Date.parse("2026-01-01T00:20:00Z"));
+  const fired = await run.fire("remind");
+  const next = fired.effects.waitsArmed.find((w) => w.node === "remind");
+  assert.equal(next?.due, Date.parse("2026-01-01T01:00:00Z"), "the first slot after the firing");
+  await run.fire("remind");
+  assert.equal(run.wait("remind").due, Date.parse("2026-01-01T02:00:00Z"));
+});

@@ -13,7 +13,7 @@
  * @module
  */
 import type { Behavior } from "../behavior.ts";
-import { nextDue } from "../_timers.ts";
+import { coalesce } from "../_timers.ts";
 
 /** Boundary events of every trigger type. */
 export const boundaryEvent: Behavior = {
@@ -33,9 +33,9 @@ export const boundaryEvent: Behavior = {
     }
     if (wait.kind === "timer") {
       x.resolve(wait);
-      const fired = (wait.fired ?? 0) + 1;
-      const due = nextDue(boundary.trigger!.timer!, wait.due!, fired);
-      if (due !== undefined) x.arm(activity, { ...specOf(wait), due, fired });
+      // Slots the engine missed (it was down, or the cycle starts in the past) are one firing.
+      const { slot, next } = coalesce(boundary.trigger!.timer!, wait.due!, wait.fired ?? 0, x.now);
+      if (next !== undefined) x.arm(activity, { ...specOf(wait), due: next, fired: slot });
     }
   },
 };

@@ -21,7 +21,7 @@ import type { EventSubProcessTrigger, Execution } from "../behavior.ts";
 import type { ScopeInstance } from "../state.ts";
 import { toFeel, visible } from "../variables.ts";
 import { FeelContext } from "../../../lang/feel/mod.ts";
-import { nextDue } from "../_timers.ts";
+import { coalesce } from "../_timers.ts";
 
 /** Scope kinds whose plan scope draws event sub-processes (loop bodies do not). */
 function hasBody(scope: ScopeInstance): boolean {
@@ -79,16 +79,16 @@ export function startEventSubProcess(
   if (wait) {
     if (interrupting || wait.kind === "timer") x.resolve(wait);
     if (!interrupting && wait.kind === "timer") {
-      const fired = (wait.fired ?? 0) + 1;
-      const due = nextDue(start.trigger!.timer!, wait.due!, fired);
-      if (due !== undefined) {
+      // Slots the engine missed (it was down, or the cycle starts in the past) are one firing.
+      const { slot, next } = coalesce(start.trigger!.timer!, wait.due!, wait.fired ?? 0, x.now);
+      if (next !== undefined) {
         x.arm(undefined, {
           kind: "timer",
           purpose: "eventSubProcess",
           node: start.index,
           scope: scope.id,
-          due,
-          fired,
+          due: next,
+          fired: slot,
         });
       }
     }

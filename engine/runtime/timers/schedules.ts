@@ -14,8 +14,8 @@
  *
  * @module
  */
-import type { ExecutionPlan, Schedule, TimerSpec } from "../../bpmn/mod.ts";
-import { firstDue, nextDue } from "../../executor/mod.ts";
+import type { ExecutionPlan, Schedule } from "../../bpmn/mod.ts";
+import { coalesce, firstDue } from "../../executor/mod.ts";
 import type { Queryable, Transaction } from "../../persistence/mod.ts";
 import type { ActiveDeployment, DeploymentRegistry } from "../deployments/registry.ts";
 import { type Started, startInstance } from "../dispatch/advance.ts";
@@ -31,30 +31,6 @@ export interface ScheduleRow {
   readonly dueAt: number;
   /** Grid slots before the one due at `dueAt`. */
   readonly slots: number;
-}
-
-/** The slot a fire at `now` stands for, and the next one after it. */
-export interface Coalesced {
-  /** Grid index (1-based) of the slot fired: every slot up to it is spent. */
-  readonly slot: number;
-  /** The next slot's due instant; undefined when the grid is spent. */
-  readonly next?: number;
-}
-
-/**
- * Coalesces the slots due by `now`, starting at the slot due at `due`
- * (grid index `slots + 1`): one fire covers all of them, and the next due
- * instant is the first slot after `now`.
- */
-export function coalesce(spec: TimerSpec, due: number, slots: number, now: number): Coalesced {
-  let at = due;
-  let slot = slots + 1;
-  for (;;) {
-    const next = nextDue(spec, at, slot);
-    if (next === undefined || next > now) return next === undefined ? { slot } : { slot, next };
-    at = next;
-    slot++;
-  }
 }
 
 /** Every plan of a deployment once (several process ids may share one plan). */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { TimerSpec } from "../../bpmn/mod.ts";
-import { coalesce } from "./schedules.ts";
+import { coalesce } from "../../executor/mod.ts";
 
 const HOUR = 3_600_000;
 const R3: TimerSpec = { kind: "cycle", repetitions: 3, intervalMillis: 12 * HOUR };
