@@ -225,6 +225,26 @@ eachTarget(
         ["instance.failed", "instance.retried", "instance.failed", "instance.retried"],
       );
 
+      // A parallel branch the failure stopped before it ran is run on the retry too.
+      await deployRevision(engine, ORDER, noPathBeside);
+      const beside = await startOn(engine, "ord-start", { orderId: "O-7" });
+      assert.deepEqual(await statusOf(engine.database, beside), noPathYet);
+      await patch(engine, `/admin/instances/${beside}/variables`, { variables: { amount: 3 } });
+      const both = await post(engine, `/admin/instances/${beside}/retry`, "");
+      assert.equal(both.status, 200, JSON.stringify(both.body));
+      await completeCharge(engine, "O-7");
+      assert.ok(
+        await pollUntil(async () =>
+          (await engine.database.query(
+            "select 1 from waits where instance_id = $1 and node_id = 'AwaitShip'",
+            [beside],
+          )).rows.length === 1
+        ),
+        "the retried order never reached its shipping notice",
+      );
+      const noted = await get(engine, `/admin/instances/${beside}`);
+      assert.equal((noted.body.variables as Record<string, string>).noted, "true");
+
       // A converging gateway cannot be entered again: the tokens it merged are gone.
       await deployRevision(engine, ORDER, joinWithNoPath);
       const joined = await startOn(engine, "ord-start", { orderId: "O-6" });
@@ -263,6 +283,19 @@ const noPath = (bpmn: string) =>
     '<bpmn:sequenceFlow id="f1" sourceRef="Start" targetRef="Check"/><bpmn:exclusiveGateway id="Check"/>' +
       '<bpmn:sequenceFlow id="fc" sourceRef="Check" targetRef="Charge">' +
       "<bpmn:conditionExpression>amount &gt; 0</bpmn:conditionExpression></bpmn:sequenceFlow>",
+  );
+
+/** {@link noPath} with a parallel branch beside the gateway that notes it ran. */
+const noPathBeside = (bpmn: string) =>
+  bpmn.replace(
+    '<bpmn:sequenceFlow id="f1" sourceRef="Start" targetRef="Charge"/>',
+    '<bpmn:sequenceFlow id="f1" sourceRef="Start" targetRef="Split"/><bpmn:parallelGateway id="Split"/>' +
+      '<bpmn:sequenceFlow id="s1" sourceRef="Split" targetRef="Check"/><bpmn:exclusiveGateway id="Check"/>' +
+      '<bpmn:sequenceFlow id="fc" sourceRef="Check" targetRef="Charge">' +
+      "<bpmn:conditionExpression>amount &gt; 0</bpmn:conditionExpression></bpmn:sequenceFlow>" +
+      '<bpmn:sequenceFlow id="s2" sourceRef="Split" targetRef="Note"/>' +
+      '<bpmn:scriptTask id="Note" scriptFormat="feel"><bpmn:script>{noted: true}</bpmn:script></bpmn:scriptTask>' +
+      '<bpmn:sequenceFlow id="s3" sourceRef="Note" targetRef="Noted"/><bpmn:endEvent id="Noted"/>',
   );
 
 /** The order behind an inclusive split and merge, the merge leaving by a condition never true. */

@@ -12,7 +12,9 @@
  * one that failed. Any other node the token stood on (a script, a gateway
  * with no path, an expression in a mapping) gets a re-entry timer: the node
  * runs again from its start, on the variables as they are now — after an
- * operator fixed them, or on a repaired model after a migration. The
+ * operator fixed them, or on a repaired model after a migration. Tokens
+ * the failure stopped before they ran (a parallel branch queued behind the
+ * failing node) get a re-entry timer each. The
  * ordinary timer poller then claims the instance and fires the timer,
  * through the same claim-guarded path as every other resume. The aliases
  * the failure retired come back with it (they all carry the failure
@@ -40,10 +42,16 @@ import type { LockedRow } from "./instance_lock.ts";
 /** Event triggers an instance waits for (the others are thrown, not awaited). */
 const WAITED = new Set(["message", "timer", "signal", "conditional"]);
 
-/** The fresh attempt a revival armed. */
-export interface Redrive {
+/** A timer a revival armed, with the id of the node it runs. */
+export interface Rearmed {
   readonly node: string;
   readonly wait: Wait;
+}
+
+/** The fresh attempt a revival armed, and the tokens the failure stopped before they ran. */
+export interface Redrive extends Rearmed {
+  /** Each re-entered by a timer of its own (a parallel branch that had not run yet, say). */
+  readonly queued: readonly Rearmed[];
 }
 
 function processOf(plan: ExecutionPlan, state: InstanceState, scope: number): ProcessPlan {
@@ -121,7 +129,22 @@ export function redriveFailedNode(
     due: 0,
   };
   state.waits.set(wait.id, wait);
-  return { node: node.id, wait };
+  const queued = [...state.tokens.values()].filter((t) => t !== fresh && t.state === "ready")
+    .map((t) => {
+      const owner = processOf(plan, state, t.scope);
+      const again: Wait = {
+        id: state.nextId++,
+        kind: "timer",
+        purpose: "reenter",
+        process: owner.id,
+        node: t.node,
+        token: t.id,
+        due: 0,
+      };
+      state.waits.set(again.id, again);
+      return { node: owner.nodes[t.node].id, wait: again };
+    });
+  return { node: node.id, wait, queued };
 }
 
 /** Whether the activity at `index` has a boundary event that waits (a timer, message, signal…). */
@@ -144,16 +167,18 @@ export async function reviveRows(
   redrive: Redrive,
   code: string,
 ): Promise<Diagnostic | undefined> {
-  await tx.query(
-    `insert into waits (tenant, wait_id, instance_id, kind, node_id, due_at, detail)
-     values ($1, $2, $3, 'timer', $4, to_timestamp(0), $5)`,
-    [row.tenant, `${row.instanceId}:${redrive.wait.id}`, row.instanceId, redrive.node, {
-      wait: redrive.wait.id,
-      purpose: redrive.wait.purpose,
-      process: redrive.wait.process,
-      signal: null,
-    }],
-  );
+  for (const armed of [redrive, ...redrive.queued]) {
+    await tx.query(
+      `insert into waits (tenant, wait_id, instance_id, kind, node_id, due_at, detail)
+       values ($1, $2, $3, 'timer', $4, to_timestamp(0), $5)`,
+      [row.tenant, `${row.instanceId}:${armed.wait.id}`, row.instanceId, armed.node, {
+        wait: armed.wait.id,
+        purpose: armed.wait.purpose,
+        process: armed.wait.process,
+        signal: null,
+      }],
+    );
+  }
   try {
     await tx.query("savepoint revive_aliases");
     await tx.query(
