@@ -50,6 +50,7 @@ import { DeferredAckRegistry } from "./acks/registry.ts";
 import type { RuntimeContext } from "./services.ts";
 import { startExternalTasks } from "./external_tasks/mod.ts";
 import { startTimers } from "./timers/mod.ts";
+import { signalSink } from "./signals/mod.ts";
 import { releaseStuckClaims, Sweeper } from "./sweeps/mod.ts";
 import { LogExport, startTelemetry, withTraceIds } from "./telemetry/mod.ts";
 import {
@@ -299,6 +300,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     const externalTasks = await startExternalTasks(context);
     stoppers.push(() => externalTasks.stop());
 
+    sinks.register(signalSink(context));
     const outbox = new OutboxWorker({
       db: database,
       sinks,

@@ -197,6 +197,18 @@ function checkPosition(ctx: RuleContext, container: ContainerEntry, node: EventN
     return;
   }
   const trigger: Trigger = node.definitions[0]?.type ?? "none";
+  if (trigger === "conditional" && node.kind === "startEvent" && !container.owner) {
+    // Before the instance there are no variables for the condition to read, and nothing here
+    // would evaluate it; an event sub-process's conditional start is supported.
+    ctx.report(
+      "SUTRA.CONFIG.BPMN.ELEMENT_UNSUPPORTED",
+      `startEvent '${node.id}': a conditional start event of a process is not supported; start ` +
+        "the process with a message, timer or signal start event",
+      node,
+      { attributes: { node: node.id, element: "startEvent", trigger } },
+    );
+    return;
+  }
   const allowed = allowedTriggers(container, node);
   let reason = allowed.has(trigger)
     ? undefined

@@ -39,6 +39,7 @@ import { type EncodeContext, outboxRows, replyOf } from "./encode.ts";
 import { replyRows } from "./reply_route.ts";
 import { groupCommitOf } from "./group_commit.ts";
 import { offLane } from "./lanes.ts";
+import { signalRows } from "../signals/rows.ts";
 import { stampOutboxRow, telemetryOf, traced } from "../telemetry/mod.ts";
 import { aliasPredictionsOf } from "./alias_predictions.ts";
 import type { Capture } from "./inbox.ts";
@@ -154,6 +155,7 @@ async function commitAndAnswer(
       // Stamped with this commit as their trace parent, for the sends to continue.
       ...outboxRows(effects, at).map(stampOutboxRow),
       ...replyRows(t.replyTo, effects, at).map(stampOutboxRow),
+      ...signalRows(t.tenant, t.instanceId, effects).map(stampOutboxRow),
     ],
     owner: t.owner,
     admission: t.admission,
