@@ -65,7 +65,9 @@ async function broadcast(ctx: RuntimeContext, message: OutboundMessage): Promise
             : { leave: `instance ${instanceId} no longer waits for signal '${name}'` },
         { dedup: dedup(instanceId) },
       ));
-    if (reached.kind === "held" || reached.kind === "unloaded") busy++;
+    // Only a claim held elsewhere is worth another try; an instance this engine cannot load
+    // (its deployment is gone) would hold every later try of the row for nothing.
+    if (reached.kind === "held") busy++;
   }
   for (const deployment of ctx.deployments.registry.list()) {
     if (deployment.tenant !== tenant || deployment.status !== "active") continue;
