@@ -20,6 +20,7 @@ import { INBOX_CAPTURES_MIGRATION } from "./migrations/v0008_inbox_captures.ts";
 import { ADMIN_SEARCH_INDEXES_MIGRATION } from "./migrations/v0009_admin_search_indexes.ts";
 import { MESSAGE_WAITS_INDEX_MIGRATION } from "./migrations/v0010_message_waits_index.ts";
 import { ROW_SECURITY_MIGRATION } from "./migrations/v0011_row_security.ts";
+import { SIGNAL_WAITS_INDEX_MIGRATION } from "./migrations/v0012_signal_waits_index.ts";
 
 /** Version 1: the leases that elect one engine per role (timers, sweeps, …). */
 const FOUNDATION = `
@@ -46,4 +47,5 @@ export const ENGINE_MIGRATIONS: readonly Migration[] = [
   ADMIN_SEARCH_INDEXES_MIGRATION,
   MESSAGE_WAITS_INDEX_MIGRATION,
   ROW_SECURITY_MIGRATION,
+  SIGNAL_WAITS_INDEX_MIGRATION,
 ];
