@@ -142,6 +142,11 @@ export type RefusalClass =
   /** The engine failed; nothing was acknowledged. */
   | "failed";
 
+/** Whether a refusal means "not now" (a held claim, a full cap), so the same delivery may succeed later. */
+export function refusedForNow(refusal: RefusalClass): boolean {
+  return refusal === "retry" || refusal === "overloaded";
+}
+
 /** What became of a delivery. */
 export type DeliveryOutcome =
   | {

@@ -37,6 +37,15 @@ async function failedOrder(
   return id;
 }
 
+/** Whether order `id` waits for its shipping notice (its charge went through). */
+async function awaitsShipping(engine: RunningEngine, id: string): Promise<boolean> {
+  const { rows } = await engine.database.query(
+    "select 1 from waits where instance_id = $1 and node_id = 'AwaitShip'",
+    [id],
+  );
+  return rows.length === 1;
+}
+
 eachTarget("a FAILED order is found, fixed, retried and completes", async (target) => {
   const clock = new ManualClock(T0);
   await withEngine({ target, clock }, async (engine) => {
@@ -105,10 +114,7 @@ eachTarget("a FAILED order is found, fixed, retried and completes", async (targe
     assert.ok(
       await pollUntil(async () =>
         (await get(engine, `/sutra/instances/${id}`)).body.status === "WAITING" &&
-        (await engine.database.query(
-            "select 1 from waits where instance_id = $1 and node_id = 'AwaitShip'",
-            [id],
-          )).rows.length === 1
+        await awaitsShipping(engine, id)
       ),
       "the retried charge never moved the order on",
     );
@@ -210,12 +216,7 @@ eachTarget(
       assert.equal(retried.status, 200, JSON.stringify(retried.body));
       await completeCharge(engine, "O-5");
       assert.ok(
-        await pollUntil(async () =>
-          (await engine.database.query(
-            "select 1 from waits where instance_id = $1 and node_id = 'AwaitShip'",
-            [gated],
-          )).rows.length === 1
-        ),
+        await pollUntil(() => awaitsShipping(engine, gated)),
         "the order never went on past the gateway and its charge",
       );
       const history = await get(engine, `/admin/instances/${gated}/history`);
@@ -234,12 +235,7 @@ eachTarget(
       assert.equal(both.status, 200, JSON.stringify(both.body));
       await completeCharge(engine, "O-7");
       assert.ok(
-        await pollUntil(async () =>
-          (await engine.database.query(
-            "select 1 from waits where instance_id = $1 and node_id = 'AwaitShip'",
-            [beside],
-          )).rows.length === 1
-        ),
+        await pollUntil(() => awaitsShipping(engine, beside)),
         "the retried order never reached its shipping notice",
       );
       const noted = await get(engine, `/admin/instances/${beside}`);

@@ -9,7 +9,13 @@
  */
 import { type Diagnostic, diagnostic } from "../../core/diagnostic.ts";
 import type { Logger } from "../../core/log.ts";
-import type { ChannelAuthSpec, DeliveryOutcome, InboundDelivery } from "../../core/transport.ts";
+import {
+  type ChannelAuthSpec,
+  type DeliveryOutcome,
+  type InboundDelivery,
+  refusedForNow,
+} from "../../core/transport.ts";
+import { retryAfterSeconds } from "../tenancy/quotas.ts";
 import { authenticate, challenge } from "../channel_auth.ts";
 import type { Database } from "../../persistence/mod.ts";
 import type { DeploymentRegistry } from "../deployments/registry.ts";
@@ -49,9 +55,6 @@ import {
 // that expires or a backoff that elapses rings nothing, and neither does a
 // notification lost with a database connection.
 const REPOLL_MS = 1_000;
-
-// Refusals that say "not now" rather than "no".
-const TRANSIENT: ReadonlySet<string> = new Set(["retry", "overloaded"]);
 
 // Room around a completion's result for the rest of its JSON envelope.
 const ENVELOPE_BYTES = 65_536;
@@ -327,7 +330,7 @@ async function complete(
       headers: held.headers,
       idempotencyKey: held.idempotencyKey,
     });
-  if (outcome.kind === "refused" && TRANSIENT.has(outcome.refusal)) {
+  if (outcome.kind === "refused" && refusedForNow(outcome.refusal)) {
     // The instance is busy (another step holds it, or the lanes are full): the same completion
     // will do once it is free, so the worker keeps its lock instead of the task going round again.
     const cause = outcome.diagnostics[0]?.code ?? "SUTRA.RUNTIME.UNEXPECTED";
@@ -340,7 +343,7 @@ async function complete(
       ),
       ...outcome.diagnostics,
     ]);
-    deferred.headers.set("retry-after", "1");
+    deferred.headers.set("retry-after", String(retryAfterSeconds(outcome.diagnostics[0]) ?? 1));
     return deferred;
   }
   if (outcome.kind === "refused") {

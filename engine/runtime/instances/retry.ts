@@ -14,8 +14,8 @@
  * runs again from its start, on the variables as they are now — after an
  * operator fixed them, or on a repaired model after a migration. Tokens
  * the failure stopped before they ran (a parallel branch queued behind the
- * failing node) get a re-entry timer each. The
- * ordinary timer poller then claims the instance and fires the timer,
+ * failing node) get a re-entry timer each. The ordinary timer poller then
+ * claims the instance and fires the timer,
  * through the same claim-guarded path as every other resume. The aliases
  * the failure retired come back with it (they all carry the failure
  * commit's timestamp, the instance's latest), unless another live instance
@@ -34,7 +34,7 @@
  */
 import type { ExecutionPlan, ProcessPlan } from "../../bpmn/mod.ts";
 import { type Diagnostic, diagnostic } from "../../core/diagnostic.ts";
-import type { InstanceState, Wait } from "../../executor/mod.ts";
+import type { InstanceState, Token, Wait } from "../../executor/mod.ts";
 import type { Transaction } from "../../persistence/mod.ts";
 import { SqlError } from "../../persistence/mod.ts";
 import type { LockedRow } from "./instance_lock.ts";
@@ -118,33 +118,36 @@ export function redriveFailedNode(
   delete fresh.attempt;
   state.tokens.delete(token.id);
   state.tokens.set(fresh.id, fresh);
-  // Due at the epoch: the next poll fires it whatever the engine clock says.
-  const wait: Wait = {
-    id: state.nextId++,
-    kind: "timer",
-    purpose: attempts ? "retry" : "reenter",
-    process: process.id,
-    node: node.index,
-    token: fresh.id,
-    due: 0,
-  };
-  state.waits.set(wait.id, wait);
+  const wait = armNow(state, process, fresh, attempts ? "retry" : "reenter");
   const queued = [...state.tokens.values()].filter((t) => t !== fresh && t.state === "ready")
     .map((t) => {
       const owner = processOf(plan, state, t.scope);
-      const again: Wait = {
-        id: state.nextId++,
-        kind: "timer",
-        purpose: "reenter",
-        process: owner.id,
-        node: t.node,
-        token: t.id,
-        due: 0,
-      };
-      state.waits.set(again.id, again);
-      return { node: owner.nodes[t.node].id, wait: again };
+      return { node: owner.nodes[t.node].id, wait: armNow(state, owner, t, "reenter") };
     });
   return { node: node.id, wait, queued };
+}
+
+/**
+ * Arms a timer for `token` due at the epoch, so the next poll fires it whatever the engine clock
+ * says.
+ */
+function armNow(
+  state: InstanceState,
+  process: ProcessPlan,
+  token: Token,
+  purpose: "retry" | "reenter",
+): Wait {
+  const wait: Wait = {
+    id: state.nextId++,
+    kind: "timer",
+    purpose,
+    process: process.id,
+    node: token.node,
+    token: token.id,
+    due: 0,
+  };
+  state.waits.set(wait.id, wait);
+  return wait;
 }
 
 /** Whether the activity at `index` has a boundary event that waits (a timer, message, signal…). */

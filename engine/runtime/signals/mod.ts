@@ -52,12 +52,13 @@ async function broadcast(ctx: RuntimeContext, message: OutboundMessage): Promise
       where tenant = $1 and kind = 'signal' and detail->>'signal' = $2`,
     [tenant, name],
   );
+  const step = stepContext(ctx);
   let busy = 0;
   for (const { instance_id: instanceId } of rows) {
     if (instanceId === thrower) continue;
     const reached = await ctx.lanes.run(instanceId, (lane) =>
       advanceInstance(
-        stepContext(ctx),
+        step,
         { tenant, instanceId, owner: `${ctx.replicaId}/lane-${lane}` },
         ({ state }) =>
           [...state.waits.values()].some((w) => w.kind === "signal" && w.signal === name)
@@ -75,7 +76,7 @@ async function broadcast(ctx: RuntimeContext, message: OutboundMessage): Promise
       for (const start of signalStarts(plan, name)) {
         const instanceId = newId();
         await ctx.lanes.run(instanceId, () =>
-          startInstance(stepContext(ctx), plan, {
+          startInstance(step, plan, {
             type: "start",
             instanceId,
             process: start.process,

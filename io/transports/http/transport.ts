@@ -7,14 +7,15 @@
  */
 import { diagnostic } from "../../../engine/core/diagnostic.ts";
 import type { Registry } from "../../../engine/core/registry.ts";
-import type {
-  BoundChannel,
-  DeliveryOutcome,
-  InboundDelivery,
-  RefusalClass,
-  Sink,
-  TransportContext,
-  TransportFactory,
+import {
+  type BoundChannel,
+  type DeliveryOutcome,
+  type InboundDelivery,
+  type RefusalClass,
+  refusedForNow,
+  type Sink,
+  type TransportContext,
+  type TransportFactory,
 } from "../../../engine/core/transport.ts";
 import type { Logger } from "../../../engine/core/log.ts";
 import { payloadTooLarge } from "../../../engine/intake/mod.ts";
@@ -57,7 +58,7 @@ export function responseOf(outcome: DeliveryOutcome, logger: Logger): Response {
       return new Response(outcome.reply.body.slice(), { status: 200, headers });
     }
     case "refused": {
-      const retry = outcome.refusal === "retry" || outcome.refusal === "overloaded";
+      const retry = refusedForNow(outcome.refusal);
       const diagnostics = outcome.refusal === "failed"
         ? withheld(logger, outcome.diagnostics)
         : outcome.diagnostics;
