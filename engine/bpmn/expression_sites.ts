@@ -9,6 +9,7 @@
 import type { Expression, FlowNode, Process } from "./model.ts";
 import { isActivity, isEvent, isGateway } from "./model.ts";
 import type { ModelIndex } from "./model_index.ts";
+import { timerFeelExpression } from "./timer.ts";
 
 /** What an expression is used for. */
 export type ExpressionRole =
@@ -28,6 +29,7 @@ export type ExpressionRole =
   | "completionCondition"
   | "activationCondition"
   | "conditionalEvent"
+  | "timer"
   | "dataObjectValue";
 
 /** One expression in context. */
@@ -39,7 +41,10 @@ export interface ExpressionSite {
    * The flow node that evaluates the expression (a flow's condition is
    * evaluated when its source node completes). Absent for store keys, which
    * are evaluated by every node associated with the store reference, and
-   * for data object initial values, evaluated when their scope starts.
+   * for data object initial values, evaluated when their scope starts. A
+   * timer expression's node is the one whose entry arms the timer (a
+   * boundary's activity, an event-based gateway, the sub-process around an
+   * event sub-process); absent for an event sub-process of the process.
    */
   readonly node?: FlowNode;
   /** Data store reference id, for store keys. */
@@ -88,9 +93,38 @@ export function collectExpressionSites(index: ModelIndex): ExpressionSite[] {
     }
     for (const { node } of index.nodesOf(process)) {
       collectNodeSites(node, add);
+      if (!isEvent(node)) continue;
+      for (const definition of node.definitions) {
+        // A timer written `=…` is FEEL, evaluated where the timer is armed.
+        if (definition.type === "timer" && definition.expression) {
+          add(timerFeelExpression(definition.expression), "timer", armingNode(index, node));
+        }
+      }
     }
   }
   return sites;
+}
+
+/**
+ * The node whose entry arms a timer of `event`, so analyses of what a read
+ * sees (transient variables after a wait) look at the right place: a
+ * boundary's activity; the event-based gateway a branch follows; the
+ * sub-process whose start arms an event sub-process's start (none at the
+ * process level); otherwise the event itself.
+ */
+function armingNode(index: ModelIndex, event: FlowNode): FlowNode | undefined {
+  if (event.kind === "boundaryEvent" && isEvent(event) && event.attachedToRef) {
+    return index.nodes.get(event.attachedToRef)?.node ?? event;
+  }
+  for (const f of event.incoming) {
+    const source = index.nodes.get(index.flows.get(f)?.flow.sourceRef ?? "")?.node;
+    if (source?.kind === "eventBasedGateway") return source;
+  }
+  const owner = index.nodes.get(event.id)?.container.owner;
+  if (event.kind === "startEvent" && owner?.triggeredByEvent) {
+    return index.nodes.get(owner.id)?.container.owner;
+  }
+  return event;
 }
 
 type Add = (

@@ -29,7 +29,14 @@ export type * from "./plan.ts";
 export { NodeSet } from "./node_set.ts";
 export type { PathMismatch, Shape, ShapeProvider } from "./shape.ts";
 export { checkPath } from "./shape.ts";
-export { parseTimer, parseTimerCycle, parseTimerDate, parseTimerDuration } from "./timer.ts";
+export {
+  isTimerExpression,
+  parseTimer,
+  parseTimerCycle,
+  parseTimerDate,
+  parseTimerDuration,
+  timerFromValue,
+} from "./timer.ts";
 export type { TimerParse, TimerRefusal, TimerSpec } from "./timer.ts";
 export {
   consumesMessages,

@@ -29,7 +29,7 @@
 import type { CompiledExpression } from "../../lang/feel/mod.ts";
 import type { Implementation } from "./implementation.ts";
 import type { NodeSet } from "./node_set.ts";
-import type { FlowNodeKind } from "./model.ts";
+import type { FlowNodeKind, TimerForm } from "./model.ts";
 import type {
   AckMode,
   DataClass,
@@ -60,6 +60,15 @@ export interface PlanExpression {
   readonly column: number;
 }
 
+/**
+ * A timer written as a FEEL expression (`=…`): evaluated when the timer is
+ * armed, in the scope arming it, and read as {@link TimerForm} `form`.
+ */
+export interface PlanTimerExpression {
+  readonly form: TimerForm;
+  readonly expression: PlanExpression;
+}
+
 /** What triggers (catch) or is thrown by (throw) an event node. */
 export interface PlanTrigger {
   readonly type:
@@ -74,8 +83,10 @@ export interface PlanTrigger {
     | "cancel"
     | "terminate"
     | "link";
-  /** Timer events. */
+  /** Timer events written as literal ISO-8601 text. */
   readonly timer?: TimerSpec;
+  /** Timer events written as a FEEL expression (`=…`); `timer` is then absent. */
+  readonly timerExpression?: PlanTimerExpression;
   /** Conditional events. */
   readonly condition?: PlanExpression;
   /** Message events: the referenced message's name (or id). */
@@ -138,12 +149,17 @@ export interface Subscription {
   readonly inEventSubProcess: boolean;
 }
 
-/** A timer start event: a schedule armed while the deployment is active. */
+/**
+ * A timer start event: a schedule armed while the deployment is active.
+ * Exactly one of `timer` (literal text) and `timerExpression` is present.
+ */
 export interface Schedule {
   readonly process: string;
   readonly node: NodeIndex;
   readonly nodeId: string;
-  readonly timer: TimerSpec;
+  readonly timer?: TimerSpec;
+  /** Evaluated with no variables when the schedule is armed (and when it fires). */
+  readonly timerExpression?: PlanTimerExpression;
 }
 
 /** A header computed onto an outbound message. */

@@ -51,7 +51,7 @@ import type {
   Subscription,
 } from "./plan.ts";
 import type { QAlias, QHeader, QSource } from "./q_model.ts";
-import { parseTimer } from "./timer.ts";
+import { parseTimer, timerFeelExpression } from "./timer.ts";
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -78,12 +78,16 @@ export function buildPlan(index: ModelIndex, options: BuildPlanOptions): Executi
   const schedules: Schedule[] = [];
   for (const p of processes) {
     for (const node of p.scopes[0].entries.map((i) => p.nodes[i])) {
-      if (node.kind === "startEvent" && node.trigger?.type === "timer" && node.trigger.timer) {
+      const trigger = node.trigger;
+      if (node.kind !== "startEvent" || trigger?.type !== "timer") continue;
+      if (trigger.timer) {
+        schedules.push({ process: p.id, node: node.index, nodeId: node.id, timer: trigger.timer });
+      } else if (trigger.timerExpression) {
         schedules.push({
           process: p.id,
           node: node.index,
           nodeId: node.id,
-          timer: node.trigger.timer,
+          timerExpression: trigger.timerExpression,
         });
       }
     }
@@ -308,8 +312,15 @@ class ProcessPlanner {
     const trigger: Mutable<PlanTrigger> = { type: d?.type ?? "none" };
     switch (d?.type) {
       case "timer": {
-        const parsed = d.form && d.expression ? parseTimer(d.form, d.expression.text) : undefined;
-        if (parsed?.ok) trigger.timer = parsed.spec;
+        if (!d.form || !d.expression) break;
+        const feel = timerFeelExpression(d.expression);
+        if (feel) {
+          const expression = this.#expression(feel);
+          if (expression) trigger.timerExpression = { form: d.form, expression };
+          break;
+        }
+        const parsed = parseTimer(d.form, d.expression.text);
+        if (parsed.ok) trigger.timer = parsed.spec;
         break;
       }
       case "conditional": {

@@ -7,6 +7,8 @@
 
 /** Code → one-line meaning; keep sorted. */
 export const TIMER_CODES = {
+  "SUTRA.RUNTIME.TIMER.INVALID":
+    "A timer expression gave a value that is not a usable duration, date or cycle (null, wrong type, malformed, unsupported, negative).",
   "SUTRA.SIMULATE.EXISTING_DATA":
     "`sutra test simulate` refused a database that already holds instances (pass --allow-existing-data to accept it).",
   "SUTRA.SIMULATE.NO_DEPLOYMENTS":

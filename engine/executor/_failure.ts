@@ -10,6 +10,8 @@
 export const ExecutorCode = {
   /** A FEEL evaluation was refused, or produced null because of an error where a value is needed. */
   EXPRESSION: "SUTRA.RUNTIME.EXPRESSION.FAILED",
+  /** A timer expression gave a value that is not a usable duration, date or cycle. */
+  TIMER_INVALID: "SUTRA.RUNTIME.TIMER.INVALID",
   /** A BPMN error (or a cancel end event) that no boundary or event sub-process catches. */
   UNHANDLED_ERROR: "SUTRA.RUNTIME.ERROR.UNHANDLED",
   /** A task attempt failed and the task has no retry policy. */

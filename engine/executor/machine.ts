@@ -27,7 +27,9 @@ import type {
   PlanFlow,
   PlanHeader,
   PlanNode,
+  PlanTimerExpression,
   ProcessPlan,
+  TimerSpec,
 } from "../bpmn/mod.ts";
 import type { CompleteOptions, Execution, ScopeSpec, WaitSpec } from "./behavior.ts";
 import { behaviorOf } from "./behaviors/mod.ts";
@@ -54,7 +56,7 @@ import { declareDataObjects, readInputs, writeOutputs } from "./_data.ts";
 import { ExecutorCode, StepFailure } from "./_failure.ts";
 import { StoreAccess } from "./_store.ts";
 import { DECLARED_SENSITIVE } from "./sensitivity.ts";
-import { firstDue } from "./_timers.ts";
+import { evaluateTimer, firstDue } from "./_timers.ts";
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -471,13 +473,19 @@ export class Machine implements Execution {
     switch (trigger?.type) {
       case "message":
         return this.#messageWait(node, purpose);
-      case "timer":
-        return {
+      case "timer": {
+        const expression = trigger.timerExpression;
+        const spec = expression ? this.#timerOf(node, expression, context()) : trigger.timer!;
+        const wait: WaitSpec = {
           kind: "timer",
           purpose,
           node: node.index,
-          due: firstDue(trigger.timer!, this.now),
+          due: firstDue(spec, this.now),
         };
+        // Later occurrences follow what the expression gave now, whatever the variables become.
+        if (expression && spec.kind === "cycle") wait.timer = spec;
+        return wait;
+      }
       case "signal":
         return { kind: "signal", purpose, node: node.index, signal: trigger.signal ?? node.id };
       case "conditional":
@@ -490,6 +498,13 @@ export class Machine implements Execution {
       default:
         return undefined;
     }
+  }
+
+  /** Resolves a timer expression as it is armed; a value that is no timer fails the instance. */
+  #timerOf(node: PlanNode, timer: PlanTimerExpression, context: FeelContext): TimerSpec {
+    const r = evaluateTimer(timer, context, { ...this.#feel, node: node.id });
+    if (r.ok) return r.spec;
+    throw new StepFailure(r.code, r.message, node.id, r.attributes);
   }
 
   #messageWait(node: PlanNode, purpose: Wait["purpose"]): WaitSpec {

@@ -41,4 +41,11 @@ export { DECLARED_SENSITIVE, sensitiveVariables } from "./sensitivity.ts";
 export { decodeValue, encodeValue, TypedValueError } from "./typed_value.ts";
 export { ExecutorCode } from "./_failure.ts";
 export { requestKey } from "./effects.ts";
-export { coalesce, type Coalesced, firstDue, nextDue } from "./_timers.ts";
+export {
+  coalesce,
+  type Coalesced,
+  evaluateTimer,
+  firstDue,
+  nextDue,
+  type TimerEvaluation,
+} from "./_timers.ts";

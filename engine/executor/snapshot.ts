@@ -31,7 +31,9 @@
  * | `sutra.enc.var.<name>`, `sutra.enc.local.<scope>.<name>` | an encrypted variable (`engine/runtime/crypto`) |
  *
  * JSON records have sorted keys and name nodes, flows and plan scopes by
- * id, so a snapshot can be read against a re-deployed plan. Variables use
+ * id, so a snapshot can be read against a re-deployed plan. A timer wait
+ * armed from a FEEL cycle also holds the cycle it resolved to (`timer`);
+ * a wait without one follows the plan's literal timer. Variables use
  * the typed encoding of `typed_value.ts` at generation 4; at generation 2
  * (every variable a string) they are the bare text, and are read back as
  * strings without looking for a tag. Transient variables are not written.
@@ -46,7 +48,7 @@
  * @module
  */
 import type { FeelValue } from "../../lang/feel/mod.ts";
-import type { ExecutionPlan, ProcessPlan } from "../bpmn/mod.ts";
+import type { ExecutionPlan, ProcessPlan, TimerSpec } from "../bpmn/mod.ts";
 import { type Diagnostic, diagnostic } from "../core/mod.ts";
 import type {
   BufferedWrite,
@@ -570,7 +572,27 @@ function readWait(p: ProcessPlan, id: number, r: Json): Wait {
   for (const f of WAIT_FIELDS) {
     if (r[f] !== undefined) (w as unknown as Record<string, unknown>)[f] = r[f];
   }
+  if (r.timer !== undefined) w.timer = readCycle(id, r.timer);
   return w;
+}
+
+/** A wait's stored cycle (what its timer expression gave when armed), checked field by field. */
+function readCycle(wait: number, r: unknown): TimerSpec {
+  const c = (r ?? {}) as Json;
+  const whole = (v: unknown) => typeof v === "number" && Number.isSafeInteger(v);
+  const fine = c.kind === "cycle" && whole(c.intervalMillis) && (c.intervalMillis as number) > 0 &&
+    (c.repetitions === null || whole(c.repetitions)) &&
+    (c.startEpochMillis === undefined || whole(c.startEpochMillis)) &&
+    (c.endEpochMillis === undefined || whole(c.endEpochMillis));
+  if (!fine) throw new Error(`wait ${wait} holds a malformed timer cycle`);
+  const spec: Record<string, unknown> = {
+    kind: "cycle",
+    repetitions: c.repetitions,
+    intervalMillis: c.intervalMillis,
+  };
+  if (c.startEpochMillis !== undefined) spec.startEpochMillis = c.startEpochMillis;
+  if (c.endEpochMillis !== undefined) spec.endEpochMillis = c.endEpochMillis;
+  return spec as TimerSpec;
 }
 
 function readRun(plan: ExecutionPlan, s: InstanceState, id: number, r: Json): CompensationRun {

@@ -14,7 +14,7 @@
  * @module
  */
 import type { FeelValue } from "../../lang/feel/mod.ts";
-import type { FlowIndex, NodeIndex, ScopeIndex } from "../bpmn/mod.ts";
+import type { FlowIndex, NodeIndex, ScopeIndex, TimerSpec } from "../bpmn/mod.ts";
 
 /** Where an instance stands between steps. */
 export type InstanceStatus = "RUNNING" | "WAITING" | "COMPLETED" | "TERMINATED" | "FAILED";
@@ -219,6 +219,11 @@ export interface Wait {
   due?: number;
   /** Timer cycles: occurrences fired so far. */
   fired?: number;
+  /**
+   * Timer cycles armed from a FEEL expression: the cycle it gave when armed,
+   * which every later occurrence follows (a re-evaluation could differ).
+   */
+  timer?: TimerSpec;
   /** Conditionals: the condition's value at the last evaluation. */
   last?: boolean;
 }

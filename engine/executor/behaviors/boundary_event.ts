@@ -12,8 +12,9 @@
  *
  * @module
  */
-import type { Behavior } from "../behavior.ts";
-import { coalesce } from "../_timers.ts";
+import type { Behavior, WaitSpec } from "../behavior.ts";
+import type { Wait } from "../state.ts";
+import { armedSpec, coalesce } from "../_timers.ts";
 
 /** Boundary events of every trigger type. */
 export const boundaryEvent: Behavior = {
@@ -33,13 +34,18 @@ export const boundaryEvent: Behavior = {
     }
     if (wait.kind === "timer") {
       x.resolve(wait);
+      const spec = armedSpec(wait, boundary.trigger!.timer);
+      if (spec === undefined) return;
       // Slots the engine missed (it was down, or the cycle starts in the past) are one firing.
-      const { slot, next } = coalesce(boundary.trigger!.timer!, wait.due!, wait.fired ?? 0, x.now);
+      const { slot, next } = coalesce(spec, wait.due!, wait.fired ?? 0, x.now);
       if (next !== undefined) x.arm(activity, { ...specOf(wait), due: next, fired: slot });
     }
   },
 };
 
-function specOf(wait: Parameters<NonNullable<Behavior["trigger"]>>[2]) {
-  return { kind: wait.kind, purpose: wait.purpose, node: wait.node };
+function specOf(wait: Wait): WaitSpec {
+  const spec: WaitSpec = { kind: wait.kind, purpose: wait.purpose, node: wait.node };
+  // An expression's cycle travels with its waits, so every occurrence follows the first evaluation.
+  if (wait.timer !== undefined) spec.timer = wait.timer;
+  return spec;
 }

@@ -21,7 +21,7 @@ import type { EventSubProcessTrigger, Execution } from "../behavior.ts";
 import type { ScopeInstance } from "../state.ts";
 import { toFeel, visible } from "../variables.ts";
 import { FeelContext } from "../../../lang/feel/mod.ts";
-import { coalesce } from "../_timers.ts";
+import { armedSpec, coalesce } from "../_timers.ts";
 
 /** Scope kinds whose plan scope draws event sub-processes (loop bodies do not). */
 function hasBody(scope: ScopeInstance): boolean {
@@ -78,9 +78,10 @@ export function startEventSubProcess(
   const wait = trigger.wait;
   if (wait) {
     if (interrupting || wait.kind === "timer") x.resolve(wait);
-    if (!interrupting && wait.kind === "timer") {
+    const spec = wait.kind === "timer" ? armedSpec(wait, start.trigger!.timer) : undefined;
+    if (!interrupting && spec !== undefined) {
       // Slots the engine missed (it was down, or the cycle starts in the past) are one firing.
-      const { slot, next } = coalesce(start.trigger!.timer!, wait.due!, wait.fired ?? 0, x.now);
+      const { slot, next } = coalesce(spec, wait.due!, wait.fired ?? 0, x.now);
       if (next !== undefined) {
         x.arm(undefined, {
           kind: "timer",
@@ -89,6 +90,8 @@ export function startEventSubProcess(
           scope: scope.id,
           due: next,
           fired: slot,
+          // An expression's cycle keeps the value it gave when the scope started.
+          ...(wait.timer === undefined ? {} : { timer: wait.timer }),
         });
       }
     }

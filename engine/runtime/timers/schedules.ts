@@ -12,10 +12,19 @@
  * the instance, guarded by the due instant it was read with, so a slot
  * never fires twice.
  *
+ * A timer start written as a FEEL expression is evaluated with no
+ * variables (there is no instance yet): when the schedule is armed, for its
+ * first due instant, and when it fires, for the next slot. Such an
+ * expression can only compute a constant, so both agree. A value that is no
+ * timer spends the schedule without a fire, logged with the executor's code
+ * (`SUTRA.RUNTIME.TIMER.INVALID`).
+ *
  * @module
  */
-import type { ExecutionPlan, Schedule } from "../../bpmn/mod.ts";
-import { coalesce, firstDue } from "../../executor/mod.ts";
+import { FeelContext } from "../../../lang/feel/mod.ts";
+import type { ExecutionPlan, Schedule, TimerSpec } from "../../bpmn/mod.ts";
+import { coalesce, evaluateTimer, firstDue } from "../../executor/mod.ts";
+import type { Logger } from "../../core/mod.ts";
 import type { Queryable, Transaction } from "../../persistence/mod.ts";
 import type { ActiveDeployment, DeploymentRegistry } from "../deployments/registry.ts";
 import { type Started, startInstance } from "../dispatch/advance.ts";
@@ -48,7 +57,10 @@ export async function reconcileSchedules(ctx: RuntimeContext): Promise<void> {
   const active = ctx.deployments.registry.list().filter((d) => d.status === "active");
   for (const deployment of active) {
     for (const plan of plansOf(deployment)) {
-      for (const s of plan.schedules) await armSchedule(ctx.db, deployment, s, now);
+      for (const s of plan.schedules) {
+        const spec = scheduleSpec(s, now, ctx.logger, deployment.deploymentId);
+        await armSchedule(ctx.db, deployment, s, spec && firstDue(spec, now));
+      }
     }
   }
   const params: unknown[] = active.map((d) => d.deploymentId);
@@ -85,24 +97,49 @@ export async function schedulesArmed(
   return true;
 }
 
+/**
+ * The timer of a schedule: its literal spec, or what its expression gives
+ * with no variables at `now`; undefined (and logged) when that is no timer.
+ */
+export function scheduleSpec(
+  s: Schedule,
+  now: number,
+  logger: Logger,
+  deploymentId: string,
+): TimerSpec | undefined {
+  if (s.timer) return s.timer;
+  const r = evaluateTimer(s.timerExpression!, new FeelContext(), { now, node: s.nodeId });
+  if (r.ok) return r.spec;
+  logger.error(`schedule ${s.process}/${s.nodeId}: ${r.message}`, {
+    code: r.code,
+    deploymentId,
+    ...r.attributes,
+  });
+  return undefined;
+}
+
+// A schedule whose expression gives no timer gets a spent row: it never fires, the operator sees
+// it beside the others, and callers that wait for every schedule to have its row do not wait forever.
 async function armSchedule(
   db: Queryable,
   deployment: ActiveDeployment,
   s: Schedule,
-  now: number,
+  due: number | undefined,
 ): Promise<void> {
+  const status = due === undefined ? "spent" : "armed";
   await db.query(
-    `insert into schedules (tenant, deployment_id, process_id, node_id, due_at)
-     values ($1, $2, $3, $4, $5)
+    `insert into schedules (tenant, deployment_id, process_id, node_id, due_at, status)
+     values ($1, $2, $3, $4, $5, $6)
      on conflict (tenant, deployment_id, process_id, node_id) do update
-       set status = 'armed', updated_at = now()
+       set status = $6, updated_at = now()
        where schedules.status = 'resolved'`,
     [
       deployment.tenant,
       deployment.deploymentId,
       s.process,
       s.nodeId,
-      new Date(firstDue(s.timer, now)),
+      due === undefined ? null : new Date(due),
+      status,
     ],
   );
 }
@@ -161,7 +198,16 @@ export async function fireSchedule(
   // Reconciliation resolves the row of a deployment that is no longer active.
   if (!deployment || deployment.status !== "active" || !plan || !schedule) return "skipped";
   const now = ctx.clock.now();
-  const { slot, next } = coalesce(schedule.timer, row.dueAt, row.slots, now);
+  const spec = scheduleSpec(schedule, now, ctx.logger, row.deploymentId);
+  if (spec === undefined) {
+    // Nothing says when the next slot is: the schedule is spent rather than fired forever.
+    await ctx.db.transaction((tx) => advance(tx, row, { slot: row.slots + 1, fired: false }))
+      .catch((error) => {
+        if (!(error instanceof ScheduleMovedError)) throw error;
+      });
+    return "skipped";
+  }
+  const { slot, next } = coalesce(spec, row.dueAt, row.slots, now);
   let started: Started;
   try {
     started = await startInstance(stepContext(ctx), plan, {
