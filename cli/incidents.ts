@@ -1,7 +1,8 @@
 /**
  * `sutra incidents [--kind K] [--limit N]`: what needs an operator on a
  * running engine (`GET /admin/incidents`) — FAILED instances, deliveries
- * the outbox gave up on, external tasks out of retries — newest first.
+ * the outbox gave up on, external tasks out of retries, lost data-store
+ * writes a replay could not apply — newest first.
  *
  * @module
  */
@@ -10,12 +11,14 @@ import { parseCommandArgs, stringFlag } from "./describe.ts";
 import { adminClient, CONNECTION_FLAGS, CONNECTION_USAGE } from "./_admin_client.ts";
 import { report, table } from "./instances.ts";
 
-const USAGE = `Usage: sutra incidents [--kind instance|delivery|external-task] [--limit N] [options]
+const USAGE =
+  `Usage: sutra incidents [--kind instance|delivery|external-task|store-write] [--limit N] [options]
 
 Lists what needs an operator on a running engine (GET /admin/incidents), newest
 first: FAILED instances (retry them with 'sutra instances retry ID', or repair
 the model and 'sutra instances migrate ID --target … --resume'), deliveries the
-outbox gave up on, and external tasks whose worker budget is spent.
+outbox gave up on, external tasks whose worker budget is spent, and data-store
+writes lost in a crash that could not be replayed (a key moved since).
 
 Options:
   --kind K              only incidents of this kind

@@ -23,6 +23,10 @@ export const DATASTORE_CODES = {
     "A step committed but its data-store writes could not be committed after it.",
   "SUTRA.RUNTIME.DATASTORE.PROJECTION_UNSATISFIABLE":
     "A projected store's live table cannot hold its declared record.",
+  "SUTRA.RUNTIME.DATASTORE.REDO_DIVERGED":
+    "A step's lost data-store writes could not be replayed: a key moved since (incident).",
+  "SUTRA.RUNTIME.DATASTORE.REDONE":
+    "A step's data-store writes, lost with a crash or a failed commit, were replayed.",
   "SUTRA.RUNTIME.DATASTORE.UNAVAILABLE":
     "A step wrote to a data store but ran without the deployment's stores.",
   "SUTRA.RUNTIME.DATASTORE.UNDECLARED_FIELD":

@@ -55,8 +55,27 @@ export interface StoreOperations {
   delete(key: string, options?: WriteOptions): Promise<boolean>;
 }
 
+/**
+ * The identity of one step's writes to a store, recorded in the store's own
+ * database in the transaction holding them (see `engine/datastore/redo.ts`):
+ * after a crash it tells whether those writes committed there.
+ */
+export interface StoreMark {
+  /** The step's redo id, unique across the engine's database. */
+  readonly redoId: string;
+  /** When the step wrote, epoch milliseconds: what a purge of old marks goes by. */
+  readonly at: number;
+}
+
 /** An open transaction on one store's connection. */
 export interface DataStoreTransaction extends StoreOperations {
+  /**
+   * Records `mark` for this store. Resolves to false when a committed
+   * transaction recorded it before (so its writes are in the store); after
+   * false, the transaction can only be rolled back. A transaction still open
+   * elsewhere with the same mark makes this wait for its end.
+   */
+  mark(mark: StoreMark): Promise<boolean>;
   /** Makes every write durable and releases the locks. */
   commit(): Promise<void>;
   /** Discards every write and releases the locks. Harmless after a failed commit. */
@@ -71,6 +90,8 @@ export interface DataStoreConnection {
   readonly description: string;
   /** Starts a transaction; on a single-connection database this waits for the open one. */
   begin(): Promise<DataStoreTransaction>;
+  /** Forgets this store's marks recorded before `before` (epoch ms); resolves to how many. */
+  purgeMarks(before: number): Promise<number>;
   /** Closes the connection. Closing twice is harmless. */
   close(): Promise<void>;
 }
@@ -164,10 +185,19 @@ export async function putField(
   key: string,
   options: { readonly field: string; readonly value: unknown; readonly expectRev?: number },
 ): Promise<number> {
+  return (await writeField(ops, key, options)).rev;
+}
+
+/** {@link putField}, resolving to the whole value written as well as its revision. */
+export async function writeField(
+  ops: StoreOperations,
+  key: string,
+  options: { readonly field: string; readonly value: unknown; readonly expectRev?: number },
+): Promise<{ readonly value: Record<string, unknown>; readonly rev: number }> {
   const current = await ops.get(key, { forUpdate: true });
   const base = current !== undefined && isRecord(current.value) ? current.value : {};
-  const merged = { ...base, [options.field]: options.value };
-  return await ops.put(key, merged, { expectRev: options.expectRev });
+  const value = { ...base, [options.field]: options.value };
+  return { value, rev: await ops.put(key, value, { expectRev: options.expectRev }) };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -243,12 +273,13 @@ export class UnitOfWork {
   #ended = false;
 
   /** The operations on `store` inside this unit of work. */
-  on(store: DataStore): StoreOperations {
+  on(store: DataStore): StoreOperations & Pick<DataStoreTransaction, "mark"> {
     const tx = () => this.#transactionOf(store);
     return {
       get: async (key, options) => (await tx()).get(key, options),
       put: async (key, value, options) => (await tx()).put(key, value, options),
       delete: async (key, options) => (await tx()).delete(key, options),
+      mark: async (mark) => (await tx()).mark(mark),
     };
   }
 

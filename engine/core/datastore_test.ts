@@ -16,6 +16,8 @@ import {
 class MemoryConnection implements DataStoreConnection {
   readonly description = "memory";
   readonly rows = new Map<string, StoredRecord>();
+  /** Committed marks: redo id → at. */
+  readonly marks = new Map<string, number>();
   readonly log: string[] = [];
   failCommit = false;
 
@@ -23,6 +25,8 @@ class MemoryConnection implements DataStoreConnection {
 
   begin(): Promise<DataStoreTransaction> {
     const rows = new Map(this.rows);
+    // One connection, no concurrency: a mark only has to see the committed ones and its own.
+    const marks = new Map<string, number>();
     const log = (s: string) => this.log.push(`${this.store}:${s}`);
     log("begin");
     return Promise.resolve({
@@ -36,10 +40,16 @@ class MemoryConnection implements DataStoreConnection {
         return Promise.resolve((rev ?? 0) + 1);
       },
       delete: (key) => Promise.resolve(rows.delete(key)),
+      mark: ({ redoId, at }) => {
+        if (this.marks.has(redoId) || marks.has(redoId)) return Promise.resolve(false);
+        marks.set(redoId, at);
+        return Promise.resolve(true);
+      },
       commit: () => {
         log("commit");
         if (this.failCommit) return Promise.reject(new Error(`${this.store} commit failed`));
         for (const [k, v] of rows) this.rows.set(k, v);
+        for (const [k, v] of marks) this.marks.set(k, v);
         return Promise.resolve();
       },
       rollback: () => {
@@ -47,6 +57,12 @@ class MemoryConnection implements DataStoreConnection {
         return Promise.resolve();
       },
     });
+  }
+
+  purgeMarks(before: number): Promise<number> {
+    const old = [...this.marks].filter(([, at]) => at < before);
+    for (const [redoId] of old) this.marks.delete(redoId);
+    return Promise.resolve(old.length);
   }
 
   close(): Promise<void> {
@@ -136,4 +152,21 @@ Deno.test("rolling back a unit of work discards every store's writes", async () 
   assert.equal(a.rows.size, 0);
   // Nothing touched: nothing to end.
   await new UnitOfWork().commit();
+});
+
+Deno.test("a unit of work carries a store's mark into its transaction", async () => {
+  const a = new MemoryConnection("a");
+  const sa = new DataStore(a);
+  const mark = { redoId: "r1", at: 100 };
+  const first = new UnitOfWork();
+  await first.on(sa).put("k", 1);
+  assert.equal(await first.on(sa).mark(mark), true);
+  await first.commit();
+  const replay = new UnitOfWork();
+  assert.equal(await replay.on(sa).mark(mark), false);
+  await replay.rollback();
+  assert.deepEqual([...a.marks], [["r1", 100]]);
+  assert.equal(await a.purgeMarks(100), 0);
+  assert.equal(await a.purgeMarks(101), 1);
+  assert.equal(a.marks.size, 0);
 });

@@ -9,6 +9,7 @@
 export { DataStoreSet, declarationOf, openDataStores } from "./stores.ts";
 export { businessStores, openPackageStores } from "./package_stores.ts";
 export { StepStores, type StepStoresOptions, type StoreIo } from "./step_stores.ts";
+export { type RedoWrite, replayInto, type ReplayOutcome, type StoreRedo } from "./redo.ts";
 export {
   projectionRefusals,
   type ProjectionSource,

@@ -11,12 +11,19 @@
  *
  * @module
  */
-import { putField, type StoreOperations, UnitOfWork } from "../core/datastore.ts";
+import {
+  type DataStoreTransaction,
+  type StoreMark,
+  type StoreOperations,
+  UnitOfWork,
+  writeField,
+} from "../core/datastore.ts";
 import type { StoreWriteEffect } from "../executor/effects.ts";
 import type { StorePort, StoreReadRequest, StoreRecord } from "../executor/ports.ts";
 import type { DataStoreSet } from "./stores.ts";
 import { storeKeyFits } from "./key_limits.ts";
 import { isTransientStoreError, type TransientStoreError } from "./transient.ts";
+import type { RedoWrite, StoreRedo } from "./redo.ts";
 
 /** Runs one store operation on the step's behalf; see {@link StepStoresOptions.io}. */
 export type StoreIo = <T>(operation: () => Promise<T>) => Promise<T>;
@@ -38,6 +45,8 @@ export class StepStores implements StorePort {
   readonly #io: StoreIo;
   #ended = false;
   #transient: TransientStoreError | undefined;
+  /** What the applied writes left under each key they touched, by store. */
+  readonly #image = new Map<string, Map<string, RedoWrite>>();
 
   /**
    * @param stores the deployment's open stores, or the promise of them (a
@@ -86,21 +95,49 @@ export class StepStores implements StorePort {
   /**
    * Applies the step's writes in order: a whole value, or one field of the
    * stored map; a write carrying `expectRev` fails with
-   * `SUTRA.RUNTIME.DATASTORE.CONFLICT` when the revision moved.
+   * `SUTRA.RUNTIME.DATASTORE.CONFLICT` when the revision moved. With a
+   * `mark`, every store written records it beside the writes, so a replay
+   * of {@link redo} after a crash can tell whether they committed.
    */
-  apply(writes: readonly StoreWriteEffect[]): Promise<void> {
-    return this.#run(() => this.#applyAll(writes));
+  apply(writes: readonly StoreWriteEffect[], mark?: StoreMark): Promise<void> {
+    return this.#run(() => this.#applyAll(writes, mark));
   }
 
-  async #applyAll(writes: readonly StoreWriteEffect[]): Promise<void> {
+  /**
+   * The step's writes as a replay needs them: per store, the value each key
+   * was left holding and the revision it had before the step; undefined when
+   * nothing was applied.
+   */
+  get redo(): StoreRedo | undefined {
+    if (this.#image.size === 0) return undefined;
+    return Object.fromEntries(
+      [...this.#image].map(([store, keys]) => [store, [...keys.values()]]),
+    );
+  }
+
+  async #applyAll(writes: readonly StoreWriteEffect[], mark?: StoreMark): Promise<void> {
     for (const w of writes) {
       const ops = await this.#operations(w.store);
-      if (w.field === undefined) {
-        await ops.put(w.key, w.value, { expectRev: w.expectRev });
-      } else {
-        await putField(ops, w.key, { field: w.field, value: w.value, expectRev: w.expectRev });
+      const written = w.field === undefined
+        ? { value: w.value, rev: await ops.put(w.key, w.value, { expectRev: w.expectRev }) }
+        : await writeField(ops, w.key, { field: w.field, value: w.value, expectRev: w.expectRev });
+      this.#remember(w.store, w.key, written);
+    }
+    if (mark === undefined) return;
+    for (const store of this.#image.keys()) {
+      if (!await (await this.#operations(store)).mark(mark)) {
+        throw new Error(`data store '${store}' already holds the writes of redo ${mark.redoId}`);
       }
     }
+  }
+
+  /** Keeps the key's latest value and, from its first write, the revision it had before. */
+  #remember(store: string, key: string, written: { value: unknown; rev: number }): void {
+    let keys = this.#image.get(store);
+    if (!keys) this.#image.set(store, keys = new Map());
+    // Every write bumps the revision by one: the first one's new revision less one was there before.
+    const from = keys.get(key)?.from ?? written.rev - 1;
+    keys.set(key, { key, value: written.value, from });
   }
 
   /** Commits every store the step touched and releases its locks. */
@@ -130,7 +167,7 @@ export class StepStores implements StorePort {
     }
   }
 
-  async #operations(name: string): Promise<StoreOperations> {
+  async #operations(name: string): Promise<StoreOperations & Pick<DataStoreTransaction, "mark">> {
     const stores = await this.#stores;
     const store = stores.get(name);
     if (!store) {

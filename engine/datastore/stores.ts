@@ -38,6 +38,11 @@ export class DataStoreSet {
     return this.#stores.get(name);
   }
 
+  /** Every store, by sorted name. */
+  all(): DataStore[] {
+    return this.names().map((name) => this.#stores.get(name)!);
+  }
+
   /** Sorted store names. */
   names(): string[] {
     return [...this.#stores.keys()].sort();

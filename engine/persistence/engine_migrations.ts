@@ -21,6 +21,7 @@ import { ADMIN_SEARCH_INDEXES_MIGRATION } from "./migrations/v0009_admin_search_
 import { MESSAGE_WAITS_INDEX_MIGRATION } from "./migrations/v0010_message_waits_index.ts";
 import { ROW_SECURITY_MIGRATION } from "./migrations/v0011_row_security.ts";
 import { SIGNAL_WAITS_INDEX_MIGRATION } from "./migrations/v0012_signal_waits_index.ts";
+import { STORE_REDO_MIGRATION } from "./migrations/v0013_store_redo.ts";
 
 /** Version 1: the leases that elect one engine per role (timers, sweeps, …). */
 const FOUNDATION = `
@@ -48,4 +49,5 @@ export const ENGINE_MIGRATIONS: readonly Migration[] = [
   MESSAGE_WAITS_INDEX_MIGRATION,
   ROW_SECURITY_MIGRATION,
   SIGNAL_WAITS_INDEX_MIGRATION,
+  STORE_REDO_MIGRATION,
 ];

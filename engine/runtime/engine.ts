@@ -67,6 +67,7 @@ import {
   DATASOURCE_SCHEMA,
   DATASOURCE_URL,
   DATASOURCE_USERNAME,
+  DATASTORE_REDO_AFTER,
   ENGINE_SHARDS,
   ENGINE_SWEEP_INTERVAL,
   HTTP_BODY_TIMEOUT,
@@ -89,6 +90,12 @@ import {
   SHUTDOWN_GRACE,
 } from "./settings.ts";
 import { errorMessage } from "../core/errors.ts";
+import {
+  purgeStoreMarks,
+  redoRetirerOf,
+  replayAtBoot,
+  replayLostWrites,
+} from "./store_redo/mod.ts";
 import { openProtection } from "./audit/mod.ts";
 import { addTenantRoutes, prepareEngineDatabase, TenantQuotas } from "./tenancy/mod.ts";
 
@@ -202,6 +209,14 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     });
     // Pushed before the lanes' stopper, so it runs after the last step has finished.
     stoppers.push(() => stores.close());
+    stoppers.push(() => redoRetirerOf(database).drain());
+    const redo = {
+      db: database,
+      registry: deployments.registry,
+      stores,
+      logger: logger.child("datastores"),
+    };
+    if (database.driver === "pglite") await replayAtBoot(redo);
     const coverage = new CoverageService({
       registry: deployments.registry,
       resolve: defaultResolveContext(env),
@@ -318,6 +333,9 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       logger: logger.child("sweeps"),
       owner: replicaId,
       redrive: (capture) => dispatcher.runCaptured(capture),
+      replayStoreWrites: () =>
+        replayLostWrites({ ...redo, olderThanMs: config.require(DATASTORE_REDO_AFTER) }),
+      purgeStoreMarks: () => purgeStoreMarks(redo),
       claimTimeoutMs,
       retentionMs,
       orphanAfterMs: config.require(INBOX_REDRIVE_AFTER),

@@ -372,6 +372,17 @@ export const ENGINE_SWEEP_INTERVAL = defineKey({
     "How often each replica looks for orphaned on-persist captures to run again; the stuck-instance sweep and the retention purge run on this tick once their own interval has passed.",
 });
 
+/** Age at which a step's unretired data-store redo row is presumed lost and replayed. */
+export const DATASTORE_REDO_AFTER = defineKey({
+  key: "sutra.datastore.redo-after",
+  type: "duration",
+  default: 30_000,
+  min: 100,
+  max: 86_400_000,
+  description:
+    "A step's data-store writes not known to be committed after this long are replayed by any replica.",
+});
+
 /** Age at which a pending on-persist capture is presumed orphaned and run again. */
 export const INBOX_REDRIVE_AFTER = defineKey({
   key: "sutra.inbox.redrive-after",

@@ -43,6 +43,20 @@ INSERT INTO ${q(t)} (store_name, store_key, value, rev, updated_at) OUTPUT inser
   delete: (t, guarded) =>
     `DELETE FROM ${q(t)} WHERE store_name = @p1 AND store_key = @p2` +
     (guarded ? " AND rev = @p3" : ""),
+  // NVARCHAR like the key/value table: the driver binds JS strings as NVARCHAR.
+  // The whole key is 536 bytes, within the 900 a clustered key allows.
+  createMarksTable: (t) =>
+    `IF OBJECT_ID(N'${t}', N'U') IS NULL
+CREATE TABLE ${q(t)} (
+  [at] BIGINT NOT NULL,
+  redo_id NVARCHAR(64) NOT NULL,
+  store_name NVARCHAR(200) NOT NULL,
+  CONSTRAINT ${q(`${t}_pk`)} PRIMARY KEY CLUSTERED ([at], redo_id, store_name)
+)`,
+  insertMark: (t) => `INSERT INTO ${q(t)} ([at], redo_id, store_name) VALUES (@p1, @p2, @p3)`,
+  purgeMarks: (t) => `DELETE FROM ${q(t)} WHERE store_name = @p1 AND [at] < @p2`,
+  // 2627: a primary-key or unique constraint; 2601: a unique index.
+  duplicate: (error) => [2627, 2601].includes(errorNumberOf(error) as number),
   transient: (error) => MSSQL_TRANSIENT.get(errorNumberOf(error)),
 };
 

@@ -36,8 +36,23 @@ ON DUPLICATE KEY UPDATE value = VALUES(value), rev = rev + 1, updated_at = CURRE
     `WHERE store_name = ? AND store_key = ? AND rev = ?`,
   delete: (t, guarded) =>
     `DELETE FROM ${q(t)} WHERE store_name = ? AND store_key = ?` + (guarded ? " AND rev = ?" : ""),
-  transient: (error) => MYSQL_TRANSIENT.get((error as { errno?: unknown } | null)?.errno),
+  createMarksTable: (t) =>
+    `CREATE TABLE IF NOT EXISTS ${q(t)} (
+  \`at\` BIGINT NOT NULL,
+  redo_id VARCHAR(64) NOT NULL,
+  store_name VARCHAR(200) NOT NULL,
+  PRIMARY KEY (\`at\`, redo_id, store_name)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin`,
+  insertMark: (t) => `INSERT INTO ${q(t)} (\`at\`, redo_id, store_name) VALUES (?, ?, ?)`,
+  purgeMarks: (t) => `DELETE FROM ${q(t)} WHERE store_name = ? AND \`at\` < ?`,
+  // ER_DUP_ENTRY
+  duplicate: (error) => errnoOf(error) === 1062,
+  transient: (error) => MYSQL_TRANSIENT.get(errnoOf(error)),
 };
+
+function errnoOf(error: unknown): unknown {
+  return (error as { errno?: unknown } | null)?.errno;
+}
 
 // ER_LOCK_DEADLOCK (InnoDB rolled the transaction back) and
 // ER_LOCK_WAIT_TIMEOUT (innodb_lock_wait_timeout passed).

@@ -37,6 +37,17 @@ RETURNING rev`,
   delete: (t, guarded) =>
     `DELETE FROM ${q(t)} WHERE store_name = $1 AND store_key = $2` +
     (guarded ? " AND rev = $3" : ""),
+  createMarksTable: (t) =>
+    `CREATE TABLE IF NOT EXISTS ${q(t)} (
+  "at" BIGINT NOT NULL,
+  redo_id VARCHAR(64) NOT NULL,
+  store_name VARCHAR(200) NOT NULL,
+  PRIMARY KEY ("at", redo_id, store_name)
+)`,
+  insertMark: (t) => `INSERT INTO ${q(t)} ("at", redo_id, store_name) VALUES ($1, $2, $3)`,
+  purgeMarks: (t) => `DELETE FROM ${q(t)} WHERE store_name = $1 AND "at" < $2`,
+  // unique_violation
+  duplicate: (error) => error instanceof SqlError && error.code === "23505",
   transient: (error) => error instanceof SqlError ? POSTGRES_TRANSIENT.get(error.code) : undefined,
 };
 

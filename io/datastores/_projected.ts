@@ -32,8 +32,10 @@ import { diagnostic, DiagnosticError } from "../../engine/core/diagnostic.ts";
 import { XSD_INTEGER_TYPES } from "../../engine/datastore/mod.ts";
 import {
   contentionAware,
+  purgeMarks,
   RevisionedTransaction,
   type SqlClient,
+  type SqlDialect,
   type SqlTransaction,
 } from "./_sql.ts";
 
@@ -212,10 +214,17 @@ export class ProjectedStoreConnection implements DataStoreConnection {
     const tx = contentionAware(await this.#client.begin(), this.#client, this.store);
     return new ProjectedTransaction(tx, {
       store: this.store,
+      dialect: this.#client.dialect,
       projection: this.#projection,
       sql: this.#sql,
       live,
     });
+  }
+
+  /** Forgets this store's marks recorded before `before` (epoch ms); resolves to how many. */
+  purgeMarks(before: number): Promise<number> {
+    // The marks live in their own table: the projection need not be verified for them.
+    return purgeMarks(this.#client, this.store, before);
   }
 
   /** Closes the pool once. */
@@ -296,12 +305,13 @@ class ProjectedTransaction extends RevisionedTransaction {
     tx: SqlTransaction,
     o: {
       store: string;
+      dialect: SqlDialect;
       projection: StoreProjection;
       sql: ProjectedSql;
       live: ReadonlyMap<string, LiveColumn>;
     },
   ) {
-    super(tx, o.store);
+    super(tx, o.store, o.dialect);
     this.#p = o.projection;
     this.#sql = o.sql;
     this.#live = o.live;

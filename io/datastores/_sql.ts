@@ -11,6 +11,7 @@ import {
   type DataStoreTransaction,
   type GetOptions,
   type StoredRecord,
+  type StoreMark,
   type WriteOptions,
 } from "../../engine/core/datastore.ts";
 import { diagnostic, DiagnosticError } from "../../engine/core/diagnostic.ts";
@@ -45,6 +46,17 @@ export interface SqlDialect {
   /** Params `[store, key]` (plus `expectRev` when `guarded`). */
   delete(table: string, guarded: boolean): string;
   /**
+   * Idempotent DDL creating the table of redo marks: `at` (BIGINT epoch ms),
+   * `redo_id`, `store_name`, keyed by all three with `at` leading.
+   */
+  createMarksTable(table: string): string;
+  /** Params `[at, redoId, store]`; a unique violation when the mark is there. */
+  insertMark(table: string): string;
+  /** Params `[store, before]`; deletes the store's marks whose `at` is below `before`. */
+  purgeMarks(table: string): string;
+  /** True when the driver's `error` is a unique or primary-key violation. */
+  duplicate(error: unknown): boolean;
+  /**
    * Why the driver's `error` aborted the transaction for contention with
    * other transactions (so running it again may succeed), or undefined when
    * it is any other failure.
@@ -68,6 +80,18 @@ export interface SqlClient {
 
 /** The default name of the key/value table. */
 export const DEFAULT_TABLE = "sutra_datastore";
+
+/**
+ * The table of redo marks in a store's database. Fixed, whatever a store's
+ * `kv-table`: every store on the database shares it, keyed by store name.
+ */
+export const MARKS_TABLE = "sutra_store_marks";
+
+/** The lock every process takes to create {@link MARKS_TABLE}. */
+export const MARKS_LOCK = "sutra.datastore.marks";
+
+/** The longest redo id the marks table holds. */
+export const MAX_REDO_ID = 64;
 
 const TABLE_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
@@ -107,6 +131,11 @@ export class SqlStoreConnection implements DataStoreConnection {
     );
   }
 
+  /** Forgets this store's marks recorded before `before` (epoch ms); resolves to how many. */
+  purgeMarks(before: number): Promise<number> {
+    return purgeMarks(this.#client, this.store, before);
+  }
+
   /** Closes the pool once. */
   async close(): Promise<void> {
     if (this.#closed) return;
@@ -139,6 +168,33 @@ export function contentionAware(
   };
 }
 
+/**
+ * Deletes `store`'s marks whose `at` is below `before` in a transaction of
+ * its own; resolves to how many went.
+ */
+export async function purgeMarks(
+  client: SqlClient,
+  store: string,
+  before: number,
+): Promise<number> {
+  if (!Number.isSafeInteger(before)) {
+    throw new RangeError(
+      `data store '${store}': marks are purged before an epoch-ms integer, not ${before}`,
+    );
+  }
+  const tx = contentionAware(await client.begin(), client, store);
+  let affected: number;
+  try {
+    ({ affected } = await tx.query(client.dialect.purgeMarks(MARKS_TABLE), [store, before]));
+  } catch (error) {
+    await tx.rollback().catch(() => {});
+    throw error;
+  }
+  // A failed commit has already rolled back: nothing is left to end.
+  await tx.commit();
+  return affected;
+}
+
 /** One statement with its parameters. */
 export interface Statement {
   readonly sql: string;
@@ -154,12 +210,18 @@ export abstract class RevisionedTransaction implements DataStoreTransaction {
   /** The store name, for parameters and diagnostics. */
   protected readonly store: string;
   readonly #tx: SqlTransaction;
+  readonly #dialect: SqlDialect;
   #ended = false;
 
-  /** @param tx the driver's open transaction @param store the store it serves */
-  constructor(tx: SqlTransaction, store: string) {
+  /**
+   * @param tx the driver's open transaction
+   * @param store the store it serves
+   * @param dialect the SQL of the database, for the marks
+   */
+  constructor(tx: SqlTransaction, store: string, dialect: SqlDialect) {
     this.#tx = tx;
     this.store = store;
+    this.#dialect = dialect;
   }
 
   abstract get(key: string, options?: GetOptions): Promise<StoredRecord | undefined>;
@@ -203,6 +265,34 @@ export abstract class RevisionedTransaction implements DataStoreTransaction {
     return affected > 0;
   }
 
+  /**
+   * Inserts `mark` for this store. A unique violation means a committed
+   * transaction holds it: false (on PostgreSQL the transaction is then
+   * spoiled, and the caller only rolls it back). An insert racing a
+   * transaction still open with the mark waits on its key until that ends.
+   */
+  async mark(mark: StoreMark): Promise<boolean> {
+    const { redoId, at } = mark;
+    if (typeof redoId !== "string" || redoId === "" || redoId.length > MAX_REDO_ID) {
+      throw new RangeError(
+        `data store '${this.store}': a redo id is 1 to ${MAX_REDO_ID} characters, ` +
+          `not '${String(redoId)}'`,
+      );
+    }
+    if (!Number.isSafeInteger(at)) {
+      throw new RangeError(
+        `data store '${this.store}': mark '${redoId}' needs an epoch-ms integer, not ${at}`,
+      );
+    }
+    try {
+      await this.#tx.query(this.#dialect.insertMark(MARKS_TABLE), [at, redoId, this.store]);
+      return true;
+    } catch (error) {
+      if (this.#dialect.duplicate(error)) return false;
+      throw error;
+    }
+  }
+
   /** Makes every write durable; a second end throws. */
   async commit(): Promise<void> {
     this.#end();
@@ -231,7 +321,7 @@ class SqlStoreTransaction extends RevisionedTransaction {
     tx: SqlTransaction,
     options: { readonly dialect: SqlDialect; readonly store: string; readonly table: string },
   ) {
-    super(tx, options.store);
+    super(tx, options.store, options.dialect);
     this.#dialect = options.dialect;
     this.#table = options.table;
   }

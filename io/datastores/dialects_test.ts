@@ -22,7 +22,49 @@ for (const dialect of [postgresDialect, mysqlDialect, mssqlDialect]) {
     assert.equal(placeholders(dialect, dialect.delete("kv", true)), 3);
     assert.match(dialect.createTable("kv"), /PRIMARY KEY[A-Z ]*\(store_name, store_key\)/);
   });
+
+  Deno.test(`${dialect.name}: the marks table is keyed for a range purge by time`, () => {
+    const ddl = dialect.createMarksTable("marks");
+    // `at` leads the key so that a purge is a range delete.
+    assert.match(ddl, /PRIMARY KEY[A-Z ]*\(["`[]?at["`\]]?, redo_id, store_name\)/);
+    assert.match(ddl, /["`[]?at["`\]]? BIGINT NOT NULL/);
+    assert.match(ddl, /redo_id N?VARCHAR\(64\) NOT NULL/);
+    assert.match(ddl, /store_name N?VARCHAR\(200\) NOT NULL/);
+    assert.match(ddl, /CREATE TABLE IF NOT EXISTS|IF OBJECT_ID\(N'marks', N'U'\) IS NULL/);
+    assert.equal(placeholders(dialect, dialect.insertMark("marks")), 3);
+    assert.match(dialect.insertMark("marks"), /^INSERT INTO \S+ \(\S+, redo_id, store_name\)/);
+    assert.equal(placeholders(dialect, dialect.purgeMarks("marks")), 2);
+    assert.match(dialect.purgeMarks("marks"), /WHERE store_name = \S+ AND \S+ < \S+$/);
+  });
 }
+
+Deno.test("mysql: the marks table is InnoDB with binary collation, like the key/value table", () => {
+  assert.match(
+    mysqlDialect.createMarksTable("marks"),
+    /\) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin$/,
+  );
+});
+
+Deno.test("each dialect tells a duplicate mark from any other failure", () => {
+  const sql = (code: string) => new SqlError(`sqlstate ${code}`, { code });
+  assert.equal(postgresDialect.duplicate(sql("23505")), true);
+  assert.equal(postgresDialect.duplicate(sql("23503")), false);
+  assert.equal(postgresDialect.duplicate(sql("40P01")), false);
+  assert.equal(postgresDialect.duplicate(Object.assign(new Error("x"), { code: "23505" })), false);
+  const errno = (n: number) => Object.assign(new Error("x"), { errno: n });
+  assert.equal(mysqlDialect.duplicate(errno(1062)), true);
+  assert.equal(mysqlDialect.duplicate(errno(1213)), false);
+  assert.equal(mysqlDialect.duplicate(null), false);
+  assert.equal(mssqlDialect.duplicate(Object.assign(new Error("x"), { number: 2627 })), true);
+  assert.equal(
+    mssqlDialect.duplicate(
+      Object.assign(new Error("x"), { originalError: { info: { number: 2601 } } }),
+    ),
+    true,
+  );
+  assert.equal(mssqlDialect.duplicate(Object.assign(new Error("x"), { number: 1205 })), false);
+  assert.equal(mssqlDialect.duplicate(undefined), false);
+});
 
 Deno.test("sqlserver: a locking read holds an update lock, a plain one does not", () => {
   assert.equal(

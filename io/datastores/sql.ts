@@ -13,7 +13,9 @@
  * Opening creates the shared key/value table (`kv-table`, default
  * `sutra_datastore`) and re-runs the store's `migrations/<store>/V<n>__*.sql`
  * scripts in version order, all under a lock every process on that database
- * honours, so replicas booting together do not race. A projected store
+ * honours, so replicas booting together do not race. Every store, either
+ * shape, also gets the engine's table of redo marks, `sutra_store_marks`
+ * (see `StoreMark`), shared by all stores on that database. A projected store
  * (a declaration carrying a `projection`) gets no key/value table: its own
  * migrations create its table, which is checked against the projection on
  * first use.
@@ -36,6 +38,8 @@ import { mssqlConfig, openMssqlClient } from "./_mssql.ts";
 import {
   DEFAULT_TABLE,
   isTableName,
+  MARKS_LOCK,
+  MARKS_TABLE,
   messageOf,
   readMigrations,
   type SqlClient,
@@ -69,6 +73,9 @@ async function openSqlStore(
   const client = await connectSettings(store, settings, options);
   const projection = declaration.projection;
   try {
+    // Shared by every store on the database, so under one lock of its own:
+    // concurrent CREATE TABLE IF NOT EXISTS can still collide on PostgreSQL.
+    await client.runLocked(MARKS_LOCK, [client.dialect.createMarksTable(MARKS_TABLE)]);
     // A projected table is the package's own DDL; only the key/value table is the engine's.
     await client.runLocked(`sutra.datastore.${store}`, [
       ...(projection ? [] : [client.dialect.createTable(settings.table)]),

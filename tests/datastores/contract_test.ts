@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
-import { DATASTORE_CONFLICT, isConflict, UnitOfWork } from "../../engine/core/datastore.ts";
+import {
+  type DataStore,
+  DATASTORE_CONFLICT,
+  isConflict,
+  type StoreMark,
+  UnitOfWork,
+} from "../../engine/core/datastore.ts";
 import { DiagnosticError } from "../../engine/core/diagnostic.ts";
-import { eachProvider } from "./_providers.ts";
+import { eachProvider, type StoreKit } from "./_providers.ts";
 
 function codeOf(error: unknown): string | undefined {
   return error instanceof DiagnosticError ? error.diagnostics[0].code : undefined;
@@ -155,6 +161,199 @@ eachProvider("migrations run in version order, again on every open", async (kit)
     await first.close();
     const second = await kit.open("ledger", options);
     assert.deepEqual(await second.get("seen"), { value: "tenth", rev: 1 });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+// The marks table is shared by every store on a database, so each mark test
+// works on store names of its own (and forgets their marks at the end).
+function markStores(kit: StoreKit, ...names: string[]): string[] {
+  return names.map((n) => `${n}_${kit.table}`);
+}
+
+function freshMark(at = Date.now()): StoreMark {
+  return { redoId: crypto.randomUUID(), at };
+}
+
+async function forgetMarks(...stores: DataStore[]): Promise<void> {
+  for (const ds of stores) await ds.connection.purgeMarks(Number.MAX_SAFE_INTEGER);
+}
+
+// How `promise` stands after `ms`: still pending, or settled. Clears its timer either way.
+async function stateAfter(promise: Promise<unknown>, ms: number): Promise<string> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const waited = new Promise<string>((r) => timer = setTimeout(() => r("pending"), ms));
+  try {
+    return await Promise.race([promise.then(() => "resolved", () => "rejected"), waited]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Marks `mark` in a transaction of its own and ends it as `end` says; resolves to the mark's answer. */
+async function markAndEnd(
+  ds: DataStore,
+  mark: StoreMark,
+  end: "commit" | "rollback",
+): Promise<boolean> {
+  const tx = await ds.connection.begin();
+  let marked: boolean;
+  try {
+    marked = await tx.mark(mark);
+  } catch (error) {
+    await tx.rollback();
+    throw error;
+  }
+  // After false a transaction can only be rolled back.
+  if (end === "commit" && marked) await tx.commit();
+  else await tx.rollback();
+  return marked;
+}
+
+eachProvider("a committed mark is found by the next one, per store", async (kit) => {
+  const [ledgerName, auditName] = markStores(kit, "ledger", "audit");
+  const ledger = await kit.open(ledgerName);
+  const audit = await kit.open(auditName);
+  try {
+    const mark = freshMark();
+    const tx = await ledger.connection.begin();
+    assert.equal(await tx.mark(mark), true);
+    await tx.put("a", { n: 1 });
+    await tx.commit();
+    assert.equal(await markAndEnd(ledger, mark, "commit"), false);
+    // The same redo id on another store is a mark of its own.
+    assert.equal(await markAndEnd(audit, mark, "commit"), true);
+    assert.equal(await markAndEnd(audit, mark, "commit"), false);
+    assert.equal(await markAndEnd(ledger, freshMark(mark.at), "commit"), true);
+    assert.deepEqual(await ledger.get("a"), { value: { n: 1 }, rev: 1 });
+  } finally {
+    await forgetMarks(ledger, audit);
+  }
+});
+
+eachProvider("a mark rolled back with its writes is not recorded", async (kit) => {
+  const [name] = markStores(kit, "ledger");
+  const ledger = await kit.open(name);
+  try {
+    await ledger.put("a", { n: 1 });
+    const mark = freshMark();
+    const tx = await ledger.connection.begin();
+    assert.equal(await tx.mark(mark), true);
+    await tx.put("a", { n: 2 });
+    await tx.put("b", { n: 1 });
+    await tx.rollback();
+    assert.deepEqual(await ledger.get("a"), { value: { n: 1 }, rev: 1 });
+    assert.equal(await ledger.get("b"), undefined);
+    assert.equal(await markAndEnd(ledger, mark, "commit"), true);
+    assert.equal(await markAndEnd(ledger, mark, "commit"), false);
+  } finally {
+    await forgetMarks(ledger);
+  }
+});
+
+eachProvider(
+  "a mark held by an open transaction waits for its end",
+  async (kit) => {
+    const [name] = markStores(kit, "ledger");
+    const ledger = await kit.open(name);
+    try {
+      for (const end of ["commit", "rollback"] as const) {
+        const mark = freshMark();
+        const first = await ledger.connection.begin();
+        assert.equal(await first.mark(mark), true);
+        await first.put(end, "first");
+        const second = await ledger.connection.begin();
+        try {
+          const marked = second.mark(mark);
+          assert.equal(
+            await stateAfter(marked, 300),
+            "pending",
+            `while the first is open (${end})`,
+          );
+          await (end === "commit" ? first.commit() : first.rollback());
+          // Committed: the writes are in, so the second finds the mark; rolled back: it records it.
+          assert.equal(await marked, end === "rollback", `after the first's ${end}`);
+        } finally {
+          await second.rollback();
+        }
+      }
+      assert.deepEqual(await ledger.get("commit"), { value: "first", rev: 1 });
+      assert.equal(await ledger.get("rollback"), undefined);
+    } finally {
+      await forgetMarks(ledger);
+    }
+  },
+  { serversOnly: true },
+);
+
+eachProvider("purging marks forgets only this store's older ones", async (kit) => {
+  const [ledgerName, auditName] = markStores(kit, "ledger", "audit");
+  const ledger = await kit.open(ledgerName);
+  const audit = await kit.open(auditName);
+  try {
+    const marks = [100, 200, 300].map((at) => freshMark(at));
+    for (const m of marks) assert.equal(await markAndEnd(ledger, m, "commit"), true);
+    assert.equal(await markAndEnd(audit, marks[0], "commit"), true);
+    assert.equal(await ledger.connection.purgeMarks(100), 0);
+    // `before` itself is kept: only marks strictly older go.
+    assert.equal(await ledger.connection.purgeMarks(300), 2);
+    assert.equal(await ledger.connection.purgeMarks(300), 0);
+    assert.equal(await markAndEnd(ledger, marks[0], "rollback"), true);
+    assert.equal(await markAndEnd(ledger, marks[2], "rollback"), false);
+    assert.equal(await markAndEnd(audit, marks[0], "rollback"), false);
+    assert.equal(await audit.connection.purgeMarks(Number.MAX_SAFE_INTEGER), 1);
+  } finally {
+    await forgetMarks(ledger, audit);
+  }
+});
+
+eachProvider("a projected store records and purges marks the same way", async (kit) => {
+  const table = `p_${kit.table}`;
+  kit.dropAfter(table);
+  const mysql = kit.url.startsWith("mysql:") || kit.url.startsWith("mariadb:");
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.mkdir(`${dir}/migrations`);
+    await Deno.writeTextFile(
+      `${dir}/migrations/V1__notes.sql`,
+      `CREATE TABLE IF NOT EXISTS ${table} (
+  store_key  VARCHAR(512) NOT NULL PRIMARY KEY,
+  note       VARCHAR(140),
+  rev        BIGINT       NOT NULL DEFAULT 1,
+  updated_at ${mysql ? "TIMESTAMP(6)" : "TIMESTAMPTZ"} NOT NULL DEFAULT CURRENT_TIMESTAMP${
+        mysql ? "(6)" : ""
+      }
+);`,
+    );
+    const [name] = markStores(kit, "notes");
+    const notes = await kit.open(name, {
+      settings: { migrations: "migrations" },
+      baseDir: dir,
+      projection: {
+        table,
+        type: "Note",
+        columns: [{ field: "note", column: "note", type: "string", optional: true }],
+      },
+    });
+    try {
+      const mark = freshMark(500);
+      const rolledBack = await notes.connection.begin();
+      assert.equal(await rolledBack.mark(mark), true);
+      await rolledBack.put("n", { note: "lost" });
+      await rolledBack.rollback();
+      assert.equal(await notes.get("n"), undefined);
+      const tx = await notes.connection.begin();
+      assert.equal(await tx.mark(mark), true);
+      await tx.put("n", { note: "kept" });
+      await tx.commit();
+      assert.equal(await markAndEnd(notes, mark, "commit"), false);
+      assert.deepEqual(await notes.get("n"), { value: { note: "kept" }, rev: 1 });
+      assert.equal(await notes.connection.purgeMarks(501), 1);
+      assert.equal(await markAndEnd(notes, mark, "rollback"), true);
+    } finally {
+      await forgetMarks(notes);
+    }
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -20,7 +20,7 @@
  */
 import type { ExecutionPlan } from "../../bpmn/mod.ts";
 import { type Diagnostic, diagnostic, DiagnosticError } from "../../core/diagnostic.ts";
-import { isConflict } from "../../core/datastore.ts";
+import { isConflict, type StoreMark } from "../../core/datastore.ts";
 import { isTransientStoreError, type StepStores } from "../../datastore/mod.ts";
 import type { DeliveryOutcome, ReplyRoute } from "../../core/transport.ts";
 import { encodeSnapshotText, type StepResult } from "../../executor/mod.ts";
@@ -50,6 +50,7 @@ import { effectsBeyondLimits } from "./limits.ts";
 import type { Protection } from "../audit/mod.ts";
 import { encodeAtRest } from "../crypto/mod.ts";
 import { coverageOfStep } from "../coverage/mod.ts";
+import { newStoreMark, recordRedo, redoRetirerOf } from "../store_redo/mod.ts";
 
 /** The instance a step ran on. */
 export interface CommitTarget {
@@ -136,14 +137,29 @@ async function commitAndAnswer(
   const { state, effects } = r;
   const beyond = effectsBeyondLimits(effects);
   if (beyond) return beyond;
-  const unwritable = await applyStoreWrites(t, r);
+  const mark = t.stores && effects.storeWrites.length > 0 ? newStoreMark() : undefined;
+  const unwritable = await applyStoreWrites(t, r, mark);
   if (unwritable) return { kind: "refused", refusal: "failed", diagnostics: [unwritable] };
+  // The writes ride in the engine's commit too, for a replay should the stores' commit not happen.
+  const redo = mark && t.stores?.redo;
+  const redone = redo &&
+    ((tx: Transaction) =>
+      recordRedo(tx, {
+        tenant: t.tenant,
+        instanceId: t.instanceId,
+        deploymentId: t.deployment.deploymentId,
+        mark,
+        writes: redo,
+      }));
   // With the coverage store on the engine database, the step's marks are statements of its commit.
   const coverage = await coverageOfStep(o.db, { ...t, result: r });
-  const { also } = t;
   const at = { ...t, clock: o.clock };
-  const marks = coverage.work;
-  const work = also && marks ? (tx: Transaction) => inOrder([also(tx), marks(tx)]) : also ?? marks;
+  const works = [t.also, coverage.work, redone].filter((w) => w !== undefined);
+  const work = works.length === 0
+    ? undefined
+    : works.length === 1
+    ? works[0]
+    : (tx: Transaction) => inOrder(works.map((w) => w(tx)));
   const step = {
     tenant: t.tenant,
     instanceId: t.instanceId,
@@ -268,6 +284,7 @@ async function commitAndAnswer(
   aliasPredictionsOf(o.db).committed(t.tenant, t.instanceId, effects);
   const unfinished = await commitStores(t, r.effects.storeWrites.length);
   if (unfinished) return { kind: "refused", refusal: "failed", diagnostics: [unfinished] };
+  if (redone) redoRetirerOf(o.db).retire(mark.redoId);
   // Never throwing: a coverage write after the commit cannot fail the step.
   await coverage.committed();
   const reply = replyOf(effects, at);
@@ -284,7 +301,11 @@ async function commitAndAnswer(
  * applied (the caller's release then rolls back what was). A contention
  * abort is thrown instead: the caller runs the step again.
  */
-async function applyStoreWrites(t: CommitTarget, r: StepResult): Promise<Diagnostic | undefined> {
+async function applyStoreWrites(
+  t: CommitTarget,
+  r: StepResult,
+  mark: StoreMark | undefined,
+): Promise<Diagnostic | undefined> {
   const writes = r.effects.storeWrites;
   if (writes.length === 0) return undefined;
   const attributes = { instanceId: t.instanceId, store: writes[0].store };
@@ -298,7 +319,7 @@ async function applyStoreWrites(t: CommitTarget, r: StepResult): Promise<Diagnos
     );
   }
   try {
-    await t.stores.apply(writes);
+    await t.stores.apply(writes, mark);
     return undefined;
   } catch (error) {
     if (isConflict(error)) return (error as DiagnosticError).diagnostics[0];
@@ -324,7 +345,8 @@ async function commitStores(t: CommitTarget, writes: number): Promise<Diagnostic
     return undefined;
   } catch (error) {
     const what = writes > 0
-      ? `the step was committed but its ${writes} data-store write(s) were not`
+      ? `the step was committed but its ${writes} data-store write(s) were not; they are kept ` +
+        "and replayed into the store once it answers (sutra.datastore.redo-after)"
       : "the step was committed; it wrote nothing to its data stores, so nothing there is " +
         "missing, but ending their transaction failed";
     return diagnostic(

@@ -142,6 +142,12 @@ export class DeploymentStores {
     return opening;
   }
 
+  /** The store sets opened so far that did open. */
+  async openSets(): Promise<DataStoreSet[]> {
+    const settled = await Promise.allSettled(this.#open.values());
+    return settled.flatMap((s) => s.status === "fulfilled" ? [s.value] : []);
+  }
+
   /** Stops following the registry and closes every open store. */
   async close(): Promise<void> {
     this.#unsubscribe();

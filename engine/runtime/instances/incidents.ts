@@ -1,7 +1,7 @@
 /**
  * What needs an operator, behind `GET /admin/incidents`: FAILED instances,
- * deliveries the outbox gave up on (poisoned), and external tasks whose
- * worker budget is spent. Each is one incident with a code, a message,
+ * deliveries the outbox gave up on (poisoned), external tasks whose worker
+ * budget is spent, and lost data-store writes a replay could not apply. Each is one incident with a code, a message,
  * the node when one is known and the time it happened, newest first.
  *
  * Each kind is read from its own index (migration 9) at most `limit` rows
@@ -12,7 +12,7 @@
 import type { Queryable } from "../../persistence/mod.ts";
 
 /** The kinds of incident. */
-export const INCIDENT_KINDS = ["instance", "delivery", "external-task"] as const;
+export const INCIDENT_KINDS = ["instance", "delivery", "external-task", "store-write"] as const;
 
 /** One kind of incident. */
 export type IncidentKind = typeof INCIDENT_KINDS[number];
@@ -20,7 +20,7 @@ export type IncidentKind = typeof INCIDENT_KINDS[number];
 /** One incident. */
 export interface Incident {
   readonly kind: IncidentKind;
-  /** The FAILED instance's id, the outbox row's id, or the task's id. */
+  /** The FAILED instance's id, the outbox row's id, the task's id, or the redo row's id. */
   readonly id: string;
   readonly tenant: string;
   readonly instanceId: string | null;
@@ -63,6 +63,11 @@ export const INCIDENT_STATEMENTS: Readonly<Record<IncidentKind, string>> = {
       created_at as at, destination
     from external_tasks where terminal
     order by created_at desc, task_id desc limit $1`,
+  "store-write": `select redo_id as id, tenant, instance_id, deployment_id,
+      'SUTRA.RUNTIME.DATASTORE.REDO_DIVERGED' as code, detail as message, null as node,
+      diverged_at as at, null as destination
+    from store_redo where diverged_at is not null
+    order by diverged_at desc, redo_id desc limit $1`,
 };
 
 /** The newest `limit` incidents of the given kinds, newest first. */

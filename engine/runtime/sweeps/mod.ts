@@ -10,9 +10,13 @@
  * - retention (lease `retention`, every
  *   `sutra.instance.retention-sweep-interval`): COMPLETED and TERMINATED
  *   instances past `sutra.instance.retention` are purged with their
- *   history; FAILED ones stay until someone resolves them.
+ *   history; FAILED ones stay until someone resolves them;
+ * - store writes (every tick, before the redrive): the data-store writes
+ *   of steps whose stores did not commit are replayed, and (every ten
+ *   minutes) the stores' marks no step can need any more are purged (see
+ *   `store_redo`).
  *
- * The first tick runs all three, so a restarted replica catches up at once.
+ * The first tick runs them all, so a restarted replica catches up at once.
  *
  * @module
  */
@@ -29,6 +33,13 @@ export interface SweeperOptions {
   readonly owner: string;
   /** Runs a captured message again. */
   readonly redrive: (capture: Capture) => Promise<unknown>;
+  /**
+   * Replays lost data-store writes, one batch; resolves to true when the
+   * batch was full. Absent: nothing to replay.
+   */
+  readonly replayStoreWrites?: () => Promise<boolean>;
+  /** Purges store marks no step can need any more. */
+  readonly purgeStoreMarks?: () => Promise<void>;
   readonly claimTimeoutMs: number;
   readonly retentionMs: number;
   /** How old a pending capture must be before it is presumed orphaned. */
@@ -114,6 +125,9 @@ export async function purgeExpired(db: Database, retentionMs: number): Promise<n
 /** Orphaned captures one sweep tick runs again. */
 const REDRIVE_BATCH = 100;
 
+/** Between purges of the data stores' redo marks. */
+const MARK_PURGE_MS = 10 * 60_000;
+
 /** Runs the sweeps every interval until stopped. */
 export class Sweeper {
   readonly #o: SweeperOptions;
@@ -136,6 +150,9 @@ export class Sweeper {
    */
   async sweepOnce(): Promise<boolean> {
     const o = this.#o;
+    // Before the redrive: a message run again should find its stores as its earlier steps left them.
+    const moreWrites = await o.replayStoreWrites?.() ?? false;
+    if (o.purgeStoreMarks && this.#due("marks", MARK_PURGE_MS)) await o.purgeStoreMarks();
     const orphans = await takeOrphanedCaptures(o.db, {
       orphanAfterMs: o.orphanAfterMs,
       limit: REDRIVE_BATCH,
@@ -157,7 +174,7 @@ export class Sweeper {
     ) {
       await purgeExpired(o.db, o.retentionMs);
     }
-    return orphans.length === REDRIVE_BATCH;
+    return moreWrites || orphans.length === REDRIVE_BATCH;
   }
 
   /** Whether `sweep` last ran at least `everyMs` ago; if so, it counts as running now. */
