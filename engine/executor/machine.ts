@@ -493,7 +493,9 @@ export class Machine implements Execution {
           kind: "conditional",
           purpose,
           node: node.index,
-          last: this.testIn(trigger.condition!, context()),
+          // Seen as false until the settle tests it, so a boundary or event sub-process start
+          // whose condition already holds when armed fires at once, as on a later change to true.
+          last: false,
         };
       default:
         return undefined;

@@ -302,6 +302,48 @@ Deno.test("conditional boundary: fires when its condition turns true while the a
   assert.ok(run.completed.has("e2") && !run.completed.has("e1"));
 });
 
+Deno.test("conditional boundary: a condition already true when the activity parks fires at once", async () => {
+  const plan = await planOf(bpmn(`
+    <bpmn:startEvent id="s"/><bpmn:sequenceFlow id="f1" sourceRef="s" targetRef="work"/>
+    <bpmn:userTask id="work"><bpmn:extensionElements><q:source channel="work"/></bpmn:extensionElements></bpmn:userTask>
+    <bpmn:boundaryEvent id="overLimit" attachedToRef="work">
+      <bpmn:conditionalEventDefinition><bpmn:condition>spent &gt; 100</bpmn:condition></bpmn:conditionalEventDefinition>
+    </bpmn:boundaryEvent>
+    <bpmn:sequenceFlow id="f4" sourceRef="work" targetRef="e1"/><bpmn:endEvent id="e1"/>
+    <bpmn:sequenceFlow id="f5" sourceRef="overLimit" targetRef="e2"/><bpmn:endEvent id="e2"/>`));
+  const over = new Instance(plan);
+  await over.start({ variables: { spent: 250 } });
+  assert.equal(over.status, "COMPLETED");
+  assert.ok(over.completed.has("e2") && !over.completed.has("e1"));
+  const under = new Instance(plan);
+  await under.start({ variables: { spent: 50 } });
+  assert.equal(under.status, "WAITING", "a false condition keeps waiting");
+});
+
+Deno.test("conditional event sub-process: true when its scope starts, it interrupts at once; non-interrupting fires once", async () => {
+  const plan = (interrupting: boolean) =>
+    planOf(bpmn(`
+    <bpmn:startEvent id="s"/><bpmn:sequenceFlow id="f1" sourceRef="s" targetRef="work"/>
+    <bpmn:userTask id="work"><bpmn:extensionElements><q:source channel="work"/></bpmn:extensionElements></bpmn:userTask>
+    <bpmn:sequenceFlow id="f2" sourceRef="work" targetRef="e1"/><bpmn:endEvent id="e1"/>
+    <bpmn:subProcess id="watch" triggeredByEvent="true">
+      <bpmn:startEvent id="ws" isInterrupting="${interrupting}">
+        <bpmn:conditionalEventDefinition><bpmn:condition>risk = "high"</bpmn:condition></bpmn:conditionalEventDefinition>
+      </bpmn:startEvent>
+      <bpmn:sequenceFlow id="w1" sourceRef="ws" targetRef="we"/><bpmn:endEvent id="we"/>
+    </bpmn:subProcess>`));
+  const interrupted = new Instance(await plan(true));
+  await interrupted.start({ variables: { risk: "high" } });
+  assert.equal(interrupted.status, "COMPLETED");
+  assert.ok(interrupted.completed.has("we") && !interrupted.completed.has("e1"));
+  const beside = new Instance(await plan(false));
+  await beside.start({ variables: { risk: "high" } });
+  assert.equal(beside.status, "WAITING", "the scope's own flow goes on");
+  assert.ok(beside.completed.has("we"));
+  await beside.message("work", {});
+  assert.equal(beside.status, "COMPLETED");
+});
+
 Deno.test("escalation: a non-interrupting boundary catches it and the throwing flow continues; uncaught it is only reported", async () => {
   const plan = await planOf(bpmn(
     `
