@@ -37,10 +37,14 @@ async function broadcast(target: BootOptions): Promise<void> {
         "started",
       )}`,
     );
-    const { rows } = await engine.database.query<{ n: number }>(
-      "select count(*)::int as n from outbox",
+    // The row goes once the sink has stepped every receiver: a moment after they completed.
+    const outboxRows = async () =>
+      (await engine.database.query<{ n: number }>("select count(*)::int as n from outbox"))
+        .rows[0].n;
+    assert.ok(
+      await pollUntil(async () => await outboxRows() === 0),
+      "the broadcast row is gone once delivered",
     );
-    assert.equal(rows[0].n, 0, "the broadcast row is gone once delivered");
     // A second throw starts a second instance; the completed catchers are not reached again.
     await post(engine, "/channels/sig-throw", {});
     assert.ok(await pollUntil(async () => (await statusOf("started")).length === 2));
