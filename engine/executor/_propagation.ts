@@ -96,7 +96,10 @@ export function escalate(m: Machine, token: Token, code: string | undefined): bo
 /** A cancel end event: its transaction rolls back, then continues at its cancel boundary. */
 export function cancelTransaction(m: Machine, token: Token): void {
   const tx = m.scope(token.scope);
-  const owner = m.state.tokens.get(tx.token!)!;
+  const run = m.state.tokens.get(tx.token!)!;
+  // A looped transaction's run has no boundaries: they sit on the loop's token, and cancelling
+  // one run cancels the whole activity.
+  const owner = run.inner ? ownerToken(m, m.scope(run.scope))! : run;
   const proc = m.processOf(owner);
   const boundary = proc.nodes[owner.node].boundaries.find((b) =>
     proc.nodes[b].trigger?.type === "cancel"
@@ -110,7 +113,22 @@ export function cancelTransaction(m: Machine, token: Token): void {
       `transaction '${proc.nodes[owner.node].id}' was cancelled but has no cancel boundary event`,
     );
   }
+  if (owner !== run) withdrawOtherRuns(m, m.scope(owner.child!), run.scope);
   rollback(m, owner, tx, boundary);
+}
+
+/**
+ * Ends the runs of a multi-instance `body` other than the one in scope
+ * `keep`, so none of them goes on while the cancelled one is rolled back.
+ */
+function withdrawOtherRuns(m: Machine, body: ScopeInstance, keep: number): void {
+  for (const s of [...m.state.scopes.values()]) {
+    if (s.parent !== body.id || s.id === keep || s.kind !== "instance") continue;
+    m.clear(s);
+    delete s.writes;
+    m.closeScope(s);
+    body.live--;
+  }
 }
 
 /** The context an error handler sees as `error`. */

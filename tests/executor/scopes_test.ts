@@ -267,6 +267,44 @@ Deno.test("transaction: a cancel end rolls the writes back and compensates newes
   assert.ok(run.completed.has("rolledBack") && !run.completed.has("committed"));
 });
 
+Deno.test("transaction in a loop: a cancel end in one run cancels the whole activity at its boundary", async () => {
+  const looped = (loop: string) =>
+    planOf(bpmn(`
+    <bpmn:startEvent id="s"/><bpmn:sequenceFlow id="f1" sourceRef="s" targetRef="tx"/>
+    <bpmn:transaction id="tx">${loop}
+      <bpmn:startEvent id="ts"/><bpmn:sequenceFlow id="t1" sourceRef="ts" targetRef="A"/>
+      <bpmn:scriptTask id="A" scriptFormat="feel"><bpmn:script>loopCounter</bpmn:script></bpmn:scriptTask>
+      <bpmn:boundaryEvent id="undoA" attachedToRef="A"><bpmn:compensateEventDefinition/></bpmn:boundaryEvent>
+      <bpmn:scriptTask id="hA" isForCompensation="true" scriptFormat="feel" q:resultVariable="undone"><bpmn:script>append(undone, loopCounter)</bpmn:script></bpmn:scriptTask>
+      <bpmn:association id="as" sourceRef="undoA" targetRef="hA"/>
+      <bpmn:sequenceFlow id="t2" sourceRef="A" targetRef="gw"/>
+      <bpmn:exclusiveGateway id="gw" default="go"/>
+      <bpmn:sequenceFlow id="cancel" sourceRef="gw" targetRef="cx"><bpmn:conditionExpression>loopCounter = 2</bpmn:conditionExpression></bpmn:sequenceFlow>
+      <bpmn:sequenceFlow id="go" sourceRef="gw" targetRef="te"/>
+      <bpmn:endEvent id="te"/>
+      <bpmn:endEvent id="cx"><bpmn:cancelEventDefinition/></bpmn:endEvent>
+    </bpmn:transaction>
+    <bpmn:boundaryEvent id="cb" attachedToRef="tx"><bpmn:cancelEventDefinition/></bpmn:boundaryEvent>
+    <bpmn:sequenceFlow id="f3" sourceRef="cb" targetRef="rolledBack"/><bpmn:endEvent id="rolledBack"/>
+    <bpmn:sequenceFlow id="f2" sourceRef="tx" targetRef="done"/><bpmn:endEvent id="done"/>`));
+  const loops = {
+    "sequential multi-instance":
+      `<bpmn:multiInstanceLoopCharacteristics isSequential="true"><bpmn:loopCardinality>3</bpmn:loopCardinality></bpmn:multiInstanceLoopCharacteristics>`,
+    "parallel multi-instance":
+      `<bpmn:multiInstanceLoopCharacteristics><bpmn:loopCardinality>3</bpmn:loopCardinality></bpmn:multiInstanceLoopCharacteristics>`,
+    "standard loop":
+      `<bpmn:standardLoopCharacteristics><bpmn:loopCondition>loopCounter &lt; 3</bpmn:loopCondition></bpmn:standardLoopCharacteristics>`,
+  };
+  for (const [name, loop] of Object.entries(loops)) {
+    const run = new Instance(await looped(loop));
+    await run.start({ variables: { undone: [] } });
+    assert.equal(run.status, "COMPLETED", name);
+    assert.ok(run.completed.has("rolledBack") && !run.completed.has("done"), name);
+    assert.deepEqual(run.vars.undone, [2], `${name}: the cancelled run is compensated`);
+    assert.equal(run.state!.tokens.size, 0, `${name}: no run is left behind`);
+  }
+});
+
 Deno.test("transaction: an error caught on the transaction (a hazard) drops the writes without compensating", async () => {
   const run = await transaction("error");
   assert.deepEqual(run.all("storeWrites"), []);
