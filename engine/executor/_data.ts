@@ -132,7 +132,7 @@ export function writeOutputs(
   const node = x.nodeOf(token);
   if (node.dataOutputs) {
     overlay ??= new Map();
-    bindDataOutputs(overlay, node.dataOutputs, overlay.get("result") ?? null);
+    bindDataOutputs(overlay, node.dataOutputs, overlay.get("result") ?? null, extra);
   }
   for (const a of node.outputs) {
     if (a.store && a.target === a.store.reference) {
@@ -155,17 +155,20 @@ export function writeOutputs(
 }
 
 /**
- * What a node's declared data outputs hold: the entry of that name when what
- * the node produced is a context with one, else the whole of it when the
- * node declares a single output, else null.
+ * What a node's declared data outputs hold: the value of that name the node
+ * handed back (a call activity: the called process's variable), else the
+ * entry of that name when what the node produced is a context with one, else
+ * the whole of it when the node declares a single output, else null.
  */
 function bindDataOutputs(
   overlay: Map<string, FeelValue>,
   names: readonly string[],
   produced: FeelValue,
+  handed: ReadonlyMap<string, FeelValue> | undefined,
 ): void {
   const entries = produced instanceof FeelContext ? produced.entries : undefined;
   for (const name of names) {
+    if (handed?.has(name)) continue;
     if (entries?.has(name)) overlay.set(name, entries.get(name)!);
     else overlay.set(name, names.length === 1 ? produced : null);
   }

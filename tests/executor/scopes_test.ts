@@ -459,6 +459,33 @@ Deno.test("call activity: mapped inputs in, mapped outputs out; the called proce
   assert.ok(run.completed.has("pricing#calc"));
 });
 
+Deno.test("call activity: a declared data output carries the called process's variable of its name", async () => {
+  const xml = (association: string) =>
+    CALLS.replace(
+      `<bpmn:dataOutputAssociation id="out1"><bpmn:assignment><bpmn:from>total</bpmn:from><bpmn:to>quote</bpmn:to></bpmn:assignment></bpmn:dataOutputAssociation>`,
+      association,
+    ).replace(`<bpmn:dataOutput id="quoted"/>`, `<bpmn:dataOutput id="quoted" name="total"/>`)
+      .replace(
+        `<bpmn:process id="main" isExecutable="true">`,
+        `<bpmn:process id="main" isExecutable="true"><bpmn:dataObject id="quote" name="quote"/>`,
+      );
+  const plain = new Instance(
+    await planOf(xml(
+      `<bpmn:dataOutputAssociation id="out1"><bpmn:sourceRef>quoted</bpmn:sourceRef><bpmn:targetRef>quote</bpmn:targetRef></bpmn:dataOutputAssociation>`,
+    )),
+  );
+  await plain.start({ process: "main", variables: { order: { amount: 100, region: "EU" } } });
+  assert.equal(plain.status, "COMPLETED");
+  assert.equal(plain.vars.quote, 120);
+  const transformed = new Instance(
+    await planOf(xml(
+      `<bpmn:dataOutputAssociation id="out1"><bpmn:sourceRef>quoted</bpmn:sourceRef><bpmn:targetRef>quote</bpmn:targetRef><bpmn:transformation>total + 1</bpmn:transformation></bpmn:dataOutputAssociation>`,
+    )),
+  );
+  await transformed.start({ process: "main", variables: { order: { amount: 100, region: "EU" } } });
+  assert.equal(transformed.vars.quote, 121);
+});
+
 Deno.test("q:dispatch: the first matching case picks the process; without mappings all variables go in and out", async () => {
   const run = new Instance(await planOf(CALLS));
   await run.start({ process: "main", variables: { order: { amount: 1, region: "EU" } } });
