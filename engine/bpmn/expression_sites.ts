@@ -170,7 +170,9 @@ function collectNodeSites(node: FlowNode, add: Add): void {
       if (definition.type === "conditional") add(definition.condition, "conditionalEvent", node);
     }
   } else if (isGateway(node)) {
-    add(node.activationCondition, "activationCondition", node);
+    add(node.activationCondition, "activationCondition", node, {
+      localNames: ["arrived", "activationCount"],
+    });
   } else if (isActivity(node)) {
     if (node.kind === "scriptTask") add(node.script, "script", node);
     if (node.kind === "adHocSubProcess") add(node.completionCondition, "completionCondition", node);

@@ -227,3 +227,13 @@ Deno.test("complex gateway: fires on its activation condition and absorbs the la
   assert.equal(run.vars.fired, 1, "the late token does not fire the gateway again");
   assert.equal(run.status, "COMPLETED");
 });
+
+Deno.test("complex gateway: the activation condition may use BPMN's name, activationCount", async () => {
+  const plan = await planOf(
+    COMPLEX.replace("arrived &gt;= 1", "activationCount &gt;= 1"),
+  );
+  const run = new Instance(plan);
+  await run.start({ variables: { fired: null } });
+  await run.message("b", "first");
+  assert.equal(run.vars.fired, 1);
+});

@@ -2,7 +2,8 @@
  * Complex gateway. Diverging: like an inclusive gateway (every flow whose
  * condition holds, else the default). Converging: arriving tokens wait
  * until the activation condition holds — it sees the variables plus
- * `arrived`, the number of incoming flows that have delivered a token — or,
+ * `arrived`, the number of incoming flows that have delivered a token (also
+ * under BPMN's name for it, `activationCount`) — or,
  * without a condition, until every incoming flow has. Then one token per
  * arrived flow is merged and a single token continues. The gateway then
  * stays fired for the rest of the round: tokens still arriving on the other
@@ -45,11 +46,12 @@ function step(x: Execution, node: PlanNode, scope: ScopeInstance, waiting: Token
   const firstPerFlow = new Map<number, Token>();
   for (const t of waiting) if (!firstPerFlow.has(t.arrival!)) firstPerFlow.set(t.arrival!, t);
   const join = node.join!;
+  const arrived = feelNumber(firstPerFlow.size);
   const ready = node.activationCondition
     ? x.test(
       node.activationCondition,
       waiting[0],
-      new Map<string, FeelValue>([["arrived", feelNumber(firstPerFlow.size)]]),
+      new Map<string, FeelValue>([["arrived", arrived], ["activationCount", arrived]]),
     )
     : join.incoming.every((f) => firstPerFlow.has(f));
   if (!ready) return;
