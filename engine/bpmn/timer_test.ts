@@ -220,6 +220,31 @@ Deno.test("timer start events with an expression become schedules carrying it", 
   assert.equal(schedule.timerExpression?.form, "timeCycle");
 });
 
+Deno.test("a schedule's expression, which has no variables to read, is checked at load", async () => {
+  const scheduled = (form: string, text: string) =>
+    loadBpmn(`<?xml version="1.0"?>
+<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d">
+  <bpmn:process id="p" isExecutable="true">
+    <bpmn:startEvent id="tick"><bpmn:timerEventDefinition><bpmn:${form}>${text}</bpmn:${form}></bpmn:timerEventDefinition></bpmn:startEvent>
+    <bpmn:sequenceFlow id="f1" sourceRef="tick" targetRef="e"/><bpmn:endEvent id="e"/>
+  </bpmn:process>
+</bpmn:definitions>`);
+  const bare = await scheduled("timeCycle", '="PT1H"');
+  assert.deepEqual(bare.diagnostics.map((d) => d.code), ["SUTRA.CONFIG.BPMN.TIMER_MALFORMED"]);
+  assert.match(
+    bare.diagnostics[0].message,
+    /a schedule, evaluated with no variables\) gives "PT1H"/,
+  );
+  assert.equal(bare.diagnostics[0].source?.line, 4);
+  const month = await scheduled("timeDuration", '=duration("P1M")');
+  assert.deepEqual(month.diagnostics.map((d) => d.code), ["SUTRA.CONFIG.BPMN.TIMER_UNSUPPORTED"]);
+  const reading = await scheduled("timeDuration", "=reminderDelay");
+  assert.deepEqual(reading.diagnostics.map((d) => d.code), ["SUTRA.CONFIG.BPMN.TIMER_MALFORMED"]);
+  assert.deepEqual((await scheduled("timeCycle", '="R2/PT" + string(6) + "H"')).diagnostics, []);
+  // A catch event's expression reads the instance's variables: it is checked when armed.
+  assert.deepEqual((await loadBpmn(process(catchWith("timeCycle", "=cycleText")))).diagnostics, []);
+});
+
 Deno.test("timerFromValue reads FEEL durations, date-times and strings under the literal rules", () => {
   const value = (text: string): FeelValue => evaluate(text).value ?? null;
   assert.deepEqual(timerFromValue("timeDuration", value('duration("PT90S")')), {

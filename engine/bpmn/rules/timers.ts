@@ -6,12 +6,23 @@
  * fixes. A FEEL timer is compiled and checked with every other expression
  * (it is an expression site); its value is checked when the timer is armed.
  * A Camunda 7 JUEL timer (`${…}`) is refused as a foreign expression
- * language, naming the FEEL form to write instead.
+ * language, naming the FEEL form to write instead. A process's timer start
+ * event (a schedule) has no variables to read, so its expression can only
+ * give one value: it is evaluated here, and a value that is no timer is
+ * refused as the same literal would be.
  *
  * @module
  */
-import { isEvent } from "../model.ts";
-import { isTimerExpression, juelTimerHint, parseTimer } from "../timer.ts";
+import { evaluate, formatFeel } from "../../../lang/feel/mod.ts";
+import { type EventNode, isEvent, type TimerForm } from "../model.ts";
+import type { ContainerEntry } from "../model_index.ts";
+import {
+  isTimerExpression,
+  juelTimerHint,
+  parseTimer,
+  timerFromValue,
+  type TimerParse,
+} from "../timer.ts";
 import type { RuleContext } from "./context.ts";
 
 /** Checks every timer event definition. */
@@ -36,6 +47,19 @@ export function checkTimers(ctx: RuleContext): void {
           ctx.report(
             "SUTRA.CONFIG.BPMN.TIMER_MISSING",
             `${d.form} of ${node.kind} '${node.id}' is '=' with no FEEL expression after it`,
+            d.expression,
+            { attributes },
+          );
+          continue;
+        }
+        const scheduled = isSchedule(node, container) ? scheduleValue(d.form, text) : undefined;
+        if (scheduled && !scheduled.parsed.ok) {
+          ctx.report(
+            scheduled.parsed.refusal === "malformed"
+              ? "SUTRA.CONFIG.BPMN.TIMER_MALFORMED"
+              : "SUTRA.CONFIG.BPMN.TIMER_UNSUPPORTED",
+            `${d.form} of ${node.kind} '${node.id}' (a schedule, evaluated with no variables) ` +
+              `gives ${scheduled.value}: ${scheduled.parsed.reason}`,
             d.expression,
             { attributes },
           );
@@ -65,4 +89,22 @@ export function checkTimers(ctx: RuleContext): void {
       );
     }
   }
+}
+
+/** A start event of the process itself, not of an event sub-process: a schedule. */
+function isSchedule(node: EventNode, container: ContainerEntry): boolean {
+  return node.kind === "startEvent" && container.owner === undefined;
+}
+
+/**
+ * What a schedule's expression gives, read as its form; undefined when it
+ * does not compile (the expression rule reports that).
+ */
+function scheduleValue(
+  form: TimerForm,
+  text: string,
+): { readonly value: string; readonly parsed: TimerParse } | undefined {
+  const r = evaluate(text.slice(1));
+  if (r.diagnostics !== undefined) return undefined;
+  return { value: formatFeel(r.value), parsed: timerFromValue(form, r.value) };
 }
