@@ -10,6 +10,7 @@ import { type CliIo, type Command, formatFlag, UsageError } from "./command.ts";
 import { parseCommandArgs, stringFlag } from "./describe.ts";
 import { adminClient, CONNECTION_FLAGS, CONNECTION_USAGE } from "./_admin_client.ts";
 import { report, table } from "./instances.ts";
+import { INCIDENT_KINDS } from "../engine/runtime/instances/incidents.ts";
 
 const USAGE =
   `Usage: sutra incidents [--kind instance|delivery|external-task|store-write] [--limit N] [options]
@@ -38,11 +39,13 @@ interface Incident {
 function incidentTable(incidents: readonly Incident[]): string {
   if (incidents.length === 0) return "no incidents\n";
   return table([
-    ["AT", "KIND", "CODE", "INSTANCE", "NODE", "MESSAGE"],
+    ["AT", "KIND", "CODE", "ID", "INSTANCE", "NODE", "MESSAGE"],
     ...incidents.map((i) => [
       i.at,
       i.kind,
       i.code,
+      // A FAILED instance's incident is the instance itself.
+      i.id === i.instanceId ? "" : i.id,
       i.instanceId ?? "",
       i.node ?? "",
       (i.message ?? "").replace(/\s+/g, " ").slice(0, 100),
@@ -63,6 +66,10 @@ export const incidentsCommand: Command = {
     });
     if (parsed.positionals.length > 0) throw new UsageError("incidents takes no arguments");
     const format = formatFlag(stringFlag(parsed, "format"));
+    const kind = stringFlag(parsed, "kind");
+    if (kind !== undefined && !(INCIDENT_KINDS as readonly string[]).includes(kind)) {
+      throw new UsageError(`--kind must be one of ${INCIDENT_KINDS.join(", ")}, not '${kind}'`);
+    }
     const query = new URLSearchParams();
     for (const name of ["kind", "limit"]) {
       const value = stringFlag(parsed, name);

@@ -179,5 +179,10 @@ Deno.test("sutra instances and incidents print the engine's refusal and exit 1 w
     const incidents = captureIo({ env: { ...env, SUTRA_ADMIN_API_KEY: "right" } });
     assert.equal(await incidentsCommand.run(["--format", "json"], incidents.io), 0);
     assert.deepEqual(JSON.parse(incidents.out()), { incidents: [] });
+    // A kind the engine does not know is the caller's mistake, found before asking it.
+    await assert.rejects(
+      () => incidentsCommand.run(["--kind", "bogus"], captureIo({ env }).io),
+      /--kind must be one of instance, delivery, external-task, store-write, not 'bogus'/,
+    );
   });
 });

@@ -10,6 +10,7 @@
 export const ADMIN_CODES = {
   "SUTRA.ADMIN.BODY.INVALID":
     "An admin request body is not the JSON object the route takes; the diagnostic names the field (400).",
+  "SUTRA.ADMIN.INCIDENT.UNKNOWN": "No store-write incident has that id (404).",
   "SUTRA.ADMIN.INSTANCE.CLAIM_HELD":
     "Another replica (or lane) holds the instance's claim right now; nothing was changed, retry later (409).",
   "SUTRA.ADMIN.INSTANCE.UNLOADED":

@@ -243,8 +243,17 @@ tier2Test(
           assert.deepEqual(await balances(store), [500, 501], "bob's half is not replayed alone");
           const [incident] = await incidents(second.url) as Record<string, string>[];
           assert.equal(incident.code, "SUTRA.RUNTIME.DATASTORE.REDO_DIVERGED");
-          assert.match(incident.message, /data store 'accounts': key 'alice' is no longer at/);
+          assert.match(incident.message, /^data store 'accounts': key 'alice' is no longer at/);
           assert.ok(incident.instanceId);
+          // Settled by hand, the operator resolves it: it is gone, and a second resolve is a 404.
+          const resolve = () =>
+            fetch(`${second.url}/admin/incidents/store-write/${incident.id}`, { method: "DELETE" });
+          const resolved = await resolve();
+          assert.deepEqual(await resolved.json(), { resolved: incident.id });
+          assert.deepEqual(await incidents(second.url), []);
+          const again = await resolve();
+          assert.equal(again.status, 404);
+          assert.equal((await again.json()).diagnostics[0].code, "SUTRA.ADMIN.INCIDENT.UNKNOWN");
         } finally {
           second.child.kill("SIGTERM");
           await second.child.exited;

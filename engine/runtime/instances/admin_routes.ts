@@ -21,7 +21,12 @@ import {
   type Router,
 } from "../http_router.ts";
 import { DEPLOYMENT_STATUSES, listDeployments } from "./deployments_view.ts";
-import { INCIDENT_KINDS, type IncidentKind, listIncidents } from "./incidents.ts";
+import {
+  INCIDENT_KINDS,
+  type IncidentKind,
+  listIncidents,
+  resolveStoreWriteIncident,
+} from "./incidents.ts";
 import {
   auditAdminEvent,
   decodeRow,
@@ -164,6 +169,19 @@ export function addAdminRoutes(router: Router, o: AdminRoutesOptions): void {
         limit: params.limit ? Number(params.limit) : 100,
       });
       return jsonResponse(200, { incidents });
+    }),
+  );
+
+  router.add(
+    "DELETE",
+    "/admin/incidents/store-write/{id}",
+    operate(async (_request, { id }) => {
+      if (await resolveStoreWriteIncident(o.db, id)) return jsonResponse(200, { resolved: id });
+      return diagnosticResponse(404, [
+        diagnostic("SUTRA.ADMIN.INCIDENT.UNKNOWN", `no store-write incident ${id}`, {
+          attributes: { id },
+        }),
+      ]);
     }),
   );
 

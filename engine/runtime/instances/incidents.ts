@@ -70,6 +70,19 @@ export const INCIDENT_STATEMENTS: Readonly<Record<IncidentKind, string>> = {
     order by diverged_at desc, redo_id desc limit $1`,
 };
 
+/**
+ * Settles a `store-write` incident once an operator has dealt with the lost
+ * writes by hand: its redo row is deleted. Resolves to false when no
+ * diverged row has that id.
+ */
+export async function resolveStoreWriteIncident(db: Queryable, id: string): Promise<boolean> {
+  const r = await db.query(
+    "delete from store_redo where redo_id = $1 and diverged_at is not null",
+    [id],
+  );
+  return r.rowCount > 0;
+}
+
 /** The newest `limit` incidents of the given kinds, newest first. */
 export async function listIncidents(
   db: Queryable,

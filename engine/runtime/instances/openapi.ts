@@ -330,7 +330,7 @@ export function adminOpenApi(): Json {
       "/admin/incidents": {
         get: {
           summary:
-            "What needs an operator: FAILED instances, poisoned deliveries, exhausted external tasks",
+            "What needs an operator: FAILED instances, poisoned deliveries, exhausted external tasks, lost store writes",
           description: operate,
           parameters: [
             query("kind", "Only this kind.", { type: "string", enum: INCIDENT_KINDS }),
@@ -345,6 +345,23 @@ export function adminOpenApi(): Json {
             type: "object",
             properties: { incidents: { type: "array", items: ref("Incident") } },
           }, { 400: "A query parameter is unknown or invalid (SUTRA.ADMIN.QUERY.*)." }),
+        },
+      },
+      "/admin/incidents/store-write/{id}": {
+        delete: {
+          summary: "Settle a store-write incident: its lost writes were dealt with by hand",
+          description: operate,
+          parameters: [{
+            name: "id",
+            in: "path",
+            required: true,
+            description: "The incident's id (its redo row).",
+            schema: { type: "string" },
+          }],
+          responses: responses("Resolved.", {
+            type: "object",
+            properties: { resolved: { type: "string" } },
+          }, { 404: "No store-write incident has that id (SUTRA.ADMIN.INCIDENT.UNKNOWN)." }),
         },
       },
       "/admin/tasks": {

@@ -201,8 +201,8 @@ async function replayRow(o: ReplayOptions, row: RedoRow): Promise<void> {
     await o.db.query("delete from store_redo where redo_id = $1", [row.redo_id]);
     return;
   }
-  const detail = `the data-store writes of instance ${row.instance_id} were lost and cannot ` +
-    `be replayed, since another step wrote after them: ${diverged.join("; ")}`;
+  const detail = `${diverged.join("; ")}: the data-store writes of instance ${row.instance_id}, ` +
+    "lost in a crash, cannot be replayed over what another step wrote since";
   await o.db.query(
     "update store_redo set diverged_at = now(), detail = $2 where redo_id = $1",
     [row.redo_id, detail],
