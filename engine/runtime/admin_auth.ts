@@ -136,6 +136,8 @@ export interface AdminGateOptions {
  */
 interface Scheme {
   readonly challenge: string;
+  /** What a caller sends to present it, for the message of a request that presented nothing. */
+  readonly presented: string;
   offered(request: Request): boolean;
   authenticate(request: Request): Promise<ReadonlySet<AdminRole> | Response>;
 }
@@ -190,7 +192,7 @@ function gated(schemes: readonly Scheme[], handler: RouteHandler, role: AdminRol
     if (scheme === undefined) {
       return unauthorized(
         "SUTRA.ADMIN.AUTH.MISSING",
-        "no admin credential was presented",
+        `no admin credential was presented: send ${schemes.map((s) => s.presented).join(" or ")}`,
         schemes,
       );
     }
@@ -234,6 +236,7 @@ async function apiKeyScheme(options: AdminGateOptions): Promise<Scheme | undefin
   const expected = await digest(key);
   const scheme: Scheme = {
     challenge: "ApiKey",
+    presented: "an x-api-key header",
     offered: (request) => (request.headers.get(header) ?? "") !== "",
     async authenticate(request) {
       if (!constantTimeEqual(await digest(request.headers.get(header)!), expected)) {
@@ -292,6 +295,7 @@ async function oidcScheme(options: AdminGateOptions): Promise<Scheme | undefined
   };
   const scheme: Scheme = {
     challenge: 'Bearer realm="sutra-admin"',
+    presented: "an Authorization: Bearer token",
     offered: (request) => BEARER.test(request.headers.get("authorization") ?? ""),
     async authenticate(request) {
       const token = BEARER.exec(request.headers.get("authorization")!)![1].trim();

@@ -43,7 +43,7 @@ import { addCoverageRoutes, attachCoverage, CoverageService } from "./coverage/m
 import { Lanes } from "./dispatch/lanes.ts";
 import { addHealthRoutes, type ReadinessCheck } from "./health.ts";
 import { Router } from "./http_router.ts";
-import { type HttpServer, serveHttp, serveHttpSocket } from "./http_server.ts";
+import { type HttpServer, listenFailed, serveHttp, serveHttpSocket } from "./http_server.ts";
 import { addInstanceRoutes } from "./instances/routes.ts";
 import { OutboxWorker } from "./outbox/worker.ts";
 import { DeferredAckRegistry } from "./acks/registry.ts";
@@ -464,15 +464,12 @@ async function listen(
       : serveHttp(handler, { ...at, ...options });
   } catch (error) {
     if (error instanceof DiagnosticError) throw error;
-    throw new DiagnosticError(
-      diagnostic(
-        "SUTRA.HTTP.LISTEN_FAILED",
-        `cannot listen on ${
-          "path" in at ? `the Unix socket ${at.path}` : `${at.hostname}:${at.port}`
-        }: ${errorMessage(error)}`,
-        { attributes: "path" in at ? { path: at.path } : { port: at.port, host: at.hostname } },
-      ),
-    );
+    if (!("path" in at)) throw listenFailed(at.hostname, at.port, error);
+    throw new DiagnosticError(diagnostic(
+      "SUTRA.HTTP.LISTEN_FAILED",
+      `cannot listen on the Unix socket ${at.path}: ${errorMessage(error)}`,
+      { attributes: { path: at.path } },
+    ));
   }
 }
 

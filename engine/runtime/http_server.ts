@@ -32,6 +32,7 @@
  */
 import { type Diagnostic, diagnostic, DiagnosticError } from "../core/diagnostic.ts";
 import type { Logger } from "../core/log.ts";
+import { errorMessage } from "../core/errors.ts";
 
 /** Connection limits and timeouts, from the `sutra.http.*` keys. */
 export interface HttpLimits {
@@ -90,6 +91,21 @@ export class RequestBodyError extends Error {
     this.status = status;
     this.diagnostic = d;
   }
+}
+
+/**
+ * The refusal of a TCP listener that could not bind `hostname:port`; a port
+ * another process holds says how to choose another.
+ */
+export function listenFailed(hostname: string, port: number, error: unknown): DiagnosticError {
+  const busy = error instanceof Deno.errors.AddrInUse
+    ? " (another process holds the port: choose another with --port or SUTRA_HTTP_PORT)"
+    : "";
+  return new DiagnosticError(diagnostic(
+    "SUTRA.HTTP.LISTEN_FAILED",
+    `cannot listen on ${hostname}:${port}: ${errorMessage(error)}${busy}`,
+    { attributes: { port, host: hostname } },
+  ));
 }
 
 /** Listens on `hostname:port` and answers every request with `handler`; throws when it cannot listen. */

@@ -26,6 +26,7 @@ import {
 } from "../core/mod.ts";
 import { type RunningEngine, startEngine } from "./engine.ts";
 import type { ReadinessCheck } from "./health.ts";
+import { listenFailed } from "./http_server.ts";
 import { HTTP_HOST, HTTP_PORT, httpSocketPath, LOG_FILTER, SERVICE_NAME } from "./settings.ts";
 import { errorMessage } from "../core/errors.ts";
 import { refusalHint, refusalIn } from "../core/permissions.ts";
@@ -162,11 +163,7 @@ function probePort(hostname: string, port: number): void {
     listener = Deno.listen({ hostname, port });
   } catch (error) {
     if (deniedByPermissions(error)) throw error;
-    throw new DiagnosticError(diagnostic(
-      "SUTRA.HTTP.LISTEN_FAILED",
-      `cannot listen on ${hostname}:${port}: ${errorMessage(error)}`,
-      { attributes: { port, host: hostname } },
-    ));
+    throw listenFailed(hostname, port, error);
   }
   listener.close();
 }

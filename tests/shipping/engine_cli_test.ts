@@ -50,6 +50,7 @@ Deno.test("a busy port is reported before the database is opened", async () => {
         run.output,
         new RegExp(`SUTRA.HTTP.LISTEN_FAILED: cannot listen on 127.0.0.1:${busy.addr.port}`),
       );
+      assert.match(run.output, /choose another with --port or SUTRA_HTTP_PORT/);
       // The embedded database was never created.
       assert.equal([...Deno.readDirSync(dir)].length, 0, run.output);
     } finally {
