@@ -235,7 +235,19 @@ export type PlanLoop =
     readonly sequential: boolean;
     readonly cardinality?: PlanExpression;
     readonly inputCollection?: string;
+    /**
+     * The input collection is a data input of the activity itself (BPMN's
+     * form for a task): its input association fills it once, before the
+     * instances start, from what the activity sees.
+     */
+    readonly inputCollectionIsInput?: boolean;
     readonly outputCollection?: string;
+    /**
+     * The output collection is a data output of the activity itself: each
+     * run's result is its output element, and the collection leaves through
+     * the activity's output associations once, when every run is done.
+     */
+    readonly outputCollectionIsOutput?: boolean;
     readonly inputElement?: string;
     readonly outputElement?: string;
     readonly completionCondition?: PlanExpression;

@@ -484,8 +484,16 @@ class ProcessPlanner {
     if (cardinality) out.cardinality = cardinality;
     const completion = this.#expression(loop.completionCondition);
     if (completion) out.completionCondition = completion;
-    if (loop.loopDataInputRef) out.inputCollection = this.#itemName(loop.loopDataInputRef);
-    if (loop.loopDataOutputRef) out.outputCollection = this.#itemName(loop.loopDataOutputRef);
+    if (loop.loopDataInputRef) {
+      out.inputCollection = this.#itemName(loop.loopDataInputRef);
+      const ref = this.#resolve(loop.loopDataInputRef) ?? loop.loopDataInputRef;
+      if (node.io?.inputs.some((i) => i.id === ref)) out.inputCollectionIsInput = true;
+    }
+    if (loop.loopDataOutputRef) {
+      out.outputCollection = this.#itemName(loop.loopDataOutputRef);
+      const ref = this.#resolve(loop.loopDataOutputRef) ?? loop.loopDataOutputRef;
+      if (node.io?.outputs.some((o) => o.id === ref)) out.outputCollectionIsOutput = true;
+    }
     const inputElement = loop.inputDataItem?.name ?? loop.inputDataItem?.id;
     if (inputElement) out.inputElement = inputElement;
     const outputElement = loop.outputDataItem?.name ?? loop.outputDataItem?.id;

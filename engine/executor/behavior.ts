@@ -128,6 +128,8 @@ export interface Execution {
   ): FeelValue | undefined;
   /** Data inputs of the node (store reads included). */
   inputs(token: Token): Map<string, FeelValue> | Promise<Map<string, FeelValue>>;
+  /** Applies the node's output associations with `values` as what the node handed back. */
+  outputs(token: Token, values: ReadonlyMap<string, FeelValue>): void;
   /**
    * The sensitivity class a value computed from `names` carries: that of
    * the first name which is a sensitive data input of the token's node (as

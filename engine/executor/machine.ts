@@ -194,6 +194,10 @@ export class Machine implements Execution {
     return readInputs(this, this.stores, token, marks);
   }
 
+  outputs(token: Token, values: ReadonlyMap<string, FeelValue>): void {
+    writeOutputs(this, this.stores, token, undefined, values);
+  }
+
   classOf(token: Token, names: Iterable<string>): string | undefined {
     const read = this.#inputMarks.get(token.id);
     const inputs = read?.node === token.node && read.scope === token.scope ? read.marks : undefined;
@@ -233,7 +237,16 @@ export class Machine implements Execution {
 
   complete(token: Token, result?: FeelValue, options?: CompleteOptions): void {
     const node = this.nodeOf(token);
-    if (options?.mapped !== true) {
+    const loop = node.loop;
+    if (token.inner && loop?.type === "multiInstance" && loop.outputCollectionIsOutput) {
+      // A run of the activity: its result is its output element; the activity's output
+      // associations carry the whole collection once every run is done.
+      if (loop.outputElement !== undefined) {
+        const name = loop.outputElement;
+        const entries = result instanceof FeelContext ? result.entries : options?.overlay;
+        this.set(token, name, entries?.get(name) ?? result ?? null);
+      }
+    } else if (options?.mapped !== true) {
       if (node.resultVariable !== undefined) this.set(token, node.resultVariable, result ?? null);
       if (node.outputs.length > 0) {
         writeOutputs(this, this.stores, token, result, options?.overlay);

@@ -36,6 +36,37 @@ Deno.test("parallel multi-instance over a collection: per-instance item and coun
   assert.equal(run.vars.item, undefined, "the input element stays inside each instance");
 });
 
+Deno.test("multi-instance over the activity's own data input and output (BPMN's form for a task)", async () => {
+  const run = new Instance(
+    await planOf(bpmn(`
+    <bpmn:dataObject id="DO_items" name="items"/>
+    <bpmn:dataObject id="DO_res" name="res"/>
+    <bpmn:startEvent id="s"/><bpmn:sequenceFlow id="f1" sourceRef="s" targetRef="each"/>
+    <bpmn:scriptTask id="each" scriptFormat="feel">
+      <bpmn:ioSpecification>
+        <bpmn:dataInput id="in_coll" name="coll"/>
+        <bpmn:dataOutput id="out_coll" name="outs"/>
+        <bpmn:inputSet><bpmn:dataInputRefs>in_coll</bpmn:dataInputRefs></bpmn:inputSet>
+        <bpmn:outputSet><bpmn:dataOutputRefs>out_coll</bpmn:dataOutputRefs></bpmn:outputSet>
+      </bpmn:ioSpecification>
+      <bpmn:dataInputAssociation><bpmn:sourceRef>DO_items</bpmn:sourceRef><bpmn:targetRef>in_coll</bpmn:targetRef></bpmn:dataInputAssociation>
+      <bpmn:dataOutputAssociation><bpmn:sourceRef>out_coll</bpmn:sourceRef><bpmn:targetRef>DO_res</bpmn:targetRef></bpmn:dataOutputAssociation>
+      <bpmn:multiInstanceLoopCharacteristics isSequential="true">
+        <bpmn:loopDataInputRef>in_coll</bpmn:loopDataInputRef>
+        <bpmn:loopDataOutputRef>out_coll</bpmn:loopDataOutputRef>
+        <bpmn:inputDataItem id="x" name="x"/><bpmn:outputDataItem id="y" name="y"/>
+      </bpmn:multiInstanceLoopCharacteristics>
+      <bpmn:script>{y: x * 10}</bpmn:script>
+    </bpmn:scriptTask>
+    <bpmn:sequenceFlow id="f2" sourceRef="each" targetRef="e"/><bpmn:endEvent id="e"/>`)),
+  );
+  await run.start({ variables: { items: [1, 2, 3] } });
+  assert.equal(run.status, "COMPLETED");
+  assert.deepEqual(run.vars.res, [10, 20, 30], "the collection leaves once, in instance order");
+  assert.equal(run.vars.outs, undefined, "the data output stays the activity's own");
+  assert.equal(run.vars.coll, undefined, "so does the data input");
+});
+
 Deno.test("parallel multi-instance: all instances wait at once and the activity completes after the last", async () => {
   const run = new Instance(
     await planOf(multiInstance(

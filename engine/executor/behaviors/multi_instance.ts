@@ -28,28 +28,17 @@ type MultiInstanceLoop = Extract<PlanLoop, { type: "multiInstance" }>;
 /** The multi-instance body of an activity. */
 export const multiInstance: Behavior = {
   activate(x, token) {
-    const node = x.nodeOf(token);
-    const loop = node.loop as MultiInstanceLoop;
-    const items = loop.inputCollection === undefined ? undefined : collectionOf(x, token, loop);
-    const total = items ? items.length : cardinalityOf(x, token, loop);
-    const body = x.openScope({
-      kind: "multiInstance",
-      process: x.processOf(token).id,
-      planScope: node.scope,
-      parent: x.scope(token.scope),
-      token,
-    });
-    body.mi = { total, next: 0, completed: 0, active: 0, outputs: new Array(total).fill(null) };
-    if (items) body.mi.items = items;
-    counters(body);
-    token.child = body.id;
-    x.park(token, "child");
-    if (total === 0) {
-      finish(x, token, body, loop);
-      return;
+    const loop = x.nodeOf(token).loop as MultiInstanceLoop;
+    if (!loop.inputCollectionIsInput) {
+      const collection = loop.inputCollection === undefined
+        ? undefined
+        : x.lookup(token, loop.inputCollection) ?? null;
+      return begin(x, token, collection);
     }
-    const start = loop.sequential ? 1 : total;
-    for (let k = 0; k < start; k++) startInstance(x, node, loop, body);
+    const inputs = x.inputs(token);
+    const go = (local: Map<string, FeelValue>) =>
+      begin(x, token, local.get(loop.inputCollection!) ?? null);
+    return inputs instanceof Promise ? inputs.then(go) : go(inputs);
   },
   innerDone(x, token, run) {
     const node = x.nodeOf(token);
@@ -84,8 +73,38 @@ export const multiInstance: Behavior = {
   },
 };
 
-function collectionOf(x: Execution, token: Token, loop: MultiInstanceLoop): FeelValue[] {
-  const collection = x.lookup(token, loop.inputCollection!) ?? null;
+/** Opens the body and starts the instances: one per item of `collection`, else the cardinality. */
+function begin(x: Execution, token: Token, collection: FeelValue | undefined): void {
+  const node = x.nodeOf(token);
+  const loop = node.loop as MultiInstanceLoop;
+  const items = collection === undefined ? undefined : collectionOf(x, token, loop, collection);
+  const total = items ? items.length : cardinalityOf(x, token, loop);
+  const body = x.openScope({
+    kind: "multiInstance",
+    process: x.processOf(token).id,
+    planScope: node.scope,
+    parent: x.scope(token.scope),
+    token,
+  });
+  body.mi = { total, next: 0, completed: 0, active: 0, outputs: new Array(total).fill(null) };
+  if (items) body.mi.items = items;
+  counters(body);
+  token.child = body.id;
+  x.park(token, "child");
+  if (total === 0) {
+    finish(x, token, body, loop);
+    return;
+  }
+  const start = loop.sequential ? 1 : total;
+  for (let k = 0; k < start; k++) startInstance(x, node, loop, body);
+}
+
+function collectionOf(
+  x: Execution,
+  token: Token,
+  loop: MultiInstanceLoop,
+  collection: FeelValue,
+): FeelValue[] {
   if (Array.isArray(collection)) return collection;
   return x.fail(
     token,
@@ -145,6 +164,7 @@ function finish(x: Execution, token: Token, body: ScopeInstance, loop: MultiInst
   const log = body.compensation;
   x.closeScope(body);
   delete token.child;
-  if (loop.outputCollection !== undefined) x.set(token, loop.outputCollection, outputs);
+  if (loop.outputCollectionIsOutput) x.outputs(token, new Map([[loop.outputCollection!, outputs]]));
+  else if (loop.outputCollection !== undefined) x.set(token, loop.outputCollection, outputs);
   x.depart(token, undefined, log);
 }
