@@ -288,12 +288,13 @@ export class Machine implements Execution {
       if (body) entry.vars = new Map(vars);
       (this.scope(token.scope).compensation ??= []).push(entry);
     }
-    this.#markCompleted(proc, node);
     this.journal.node("onNodeLeft", "node.left", node.id);
     if (token.inner) {
+      // One run of a looped activity: the activity completes when its loop token leaves.
       this.#innerDone(token);
       return;
     }
+    this.#markCompleted(proc, node);
     if (token.handler !== undefined) {
       handlerDone(this, token);
       return;

@@ -79,9 +79,11 @@ Deno.test("parallel multi-instance: all instances wait at once and the activity 
   const waits = [...run.state!.waits.values()];
   assert.equal(waits.length, 3);
   for (const [i, w] of [...waits].reverse().entries()) {
+    assert.ok(!run.completed.has("each"), "the activity is not completed while a run is left");
     await run.step({ type: "message", wait: w.id, message: { payload: `answer ${i}` } });
   }
   assert.equal(run.status, "COMPLETED");
+  assert.ok(run.completed.has("each"));
   assert.deepEqual(run.vars.doubled, ["answer 2", "answer 1", "answer 0"]);
 });
 
