@@ -149,7 +149,16 @@ function nextHandler(m: Machine, run: CompensationRun): void {
     const node = proc.nodes[entry.node];
     // A looped activity's entry holds one entry per run: each run is compensated, newest first.
     if (node.compensationHandler !== undefined && !isLoopRuns(entry)) {
-      const h = m.spawn(host, node.compensationHandler);
+      // One run of a multi-instance activity: its handler sees that run's variables.
+      const scope = entry.vars === undefined ? host : m.openScope({
+        kind: "compensation",
+        process: proc.id,
+        planScope: node.scope,
+        parent: host,
+        vars: new Map(entry.vars),
+      });
+      if (scope !== host) run.temporary.push(scope.id);
+      const h = m.spawn(scope, node.compensationHandler);
       h.handler = run.id;
       run.handler = h.id;
       return;

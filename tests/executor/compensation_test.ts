@@ -192,6 +192,29 @@ Deno.test("compensation event sub-process of a multi-instance sub-process: each 
   assert.deepEqual(run.vars.log, [2, 1]);
 });
 
+Deno.test("a multi-instance task's handler runs once per run and sees that run's item and counter", async () => {
+  const run = new Instance(
+    await planOf(bpmn(`
+  <bpmn:dataObject id="items" name="items"/>
+  <bpmn:startEvent id="s"/><bpmn:sequenceFlow id="f1" sourceRef="s" targetRef="A"/>
+  <bpmn:scriptTask id="A" scriptFormat="feel">
+    <bpmn:multiInstanceLoopCharacteristics>
+      <bpmn:loopDataInputRef>items</bpmn:loopDataInputRef><bpmn:inputDataItem id="item" name="item"/>
+    </bpmn:multiInstanceLoopCharacteristics>
+    <bpmn:script>{}</bpmn:script>
+  </bpmn:scriptTask>
+  <bpmn:boundaryEvent id="cb" attachedToRef="A"><bpmn:compensateEventDefinition/></bpmn:boundaryEvent>
+  <bpmn:scriptTask id="undo" isForCompensation="true" scriptFormat="feel" q:resultVariable="undone"><bpmn:script>append(undone, item + string(loopCounter))</bpmn:script></bpmn:scriptTask>
+  <bpmn:association id="a" sourceRef="cb" targetRef="undo"/>
+  <bpmn:sequenceFlow id="f2" sourceRef="A" targetRef="c"/>
+  <bpmn:endEvent id="c"><bpmn:compensateEventDefinition/></bpmn:endEvent>`)),
+  );
+  await run.start({ variables: { items: ["x", "y", "z"], undone: [] } });
+  assert.equal(run.status, "COMPLETED");
+  assert.deepEqual(run.vars.undone, ["z3", "y2", "x1"], "newest run first, each with its own data");
+  assert.equal(run.vars.item, undefined);
+});
+
 Deno.test("a looped or multi-instance activity is compensated once per completed run", async () => {
   const looped = (loop: string, body = "") =>
     bpmn(`

@@ -49,7 +49,15 @@ export const multiInstance: Behavior = {
     if (loop.outputElement !== undefined) {
       mi.outputs[index] = run.vars.get(loop.outputElement) ?? null;
     }
-    if (run.compensation?.length) (body.compensation ??= []).push(...run.compensation);
+    if (run.compensation?.length) {
+      // A run's own entry keeps the run's variables (its loopCounter and items) for its handler.
+      for (const entry of run.compensation) {
+        if (entry.node === node.index && entry.process === body.process) {
+          entry.vars = new Map([...run.vars, ...(entry.vars ?? [])]);
+        }
+      }
+      (body.compensation ??= []).push(...run.compensation);
+    }
     x.closeScope(run);
     body.live--;
     mi.active--;
