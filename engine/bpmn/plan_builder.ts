@@ -338,7 +338,9 @@ class ProcessPlanner {
         const error = this.#index.definitions.errors.find((e) =>
           e.id === this.#resolve(d.errorRef)
         );
-        if (error?.errorCode !== undefined) trigger.errorCode = error.errorCode;
+        // An error declared without a code is known by its id (as Camunda does): a boundary naming
+        // it catches that error only, not every error as a boundary naming none does.
+        if (error) trigger.errorCode = error.errorCode ?? error.id;
         break;
       }
       case "escalation": {

@@ -376,6 +376,29 @@ Deno.test("escalation: a non-interrupting boundary catches it and the throwing f
   ]);
 });
 
+Deno.test("an error declared without a code is known by its id: a boundary naming another misses it", async () => {
+  const plan = (caughtBy: string) =>
+    planOf(bpmn(
+      `
+    <bpmn:startEvent id="s"/><bpmn:sequenceFlow id="f1" sourceRef="s" targetRef="sub"/>
+    <bpmn:subProcess id="sub">
+      <bpmn:startEvent id="ss"/><bpmn:sequenceFlow id="g1" sourceRef="ss" targetRef="boom"/>
+      <bpmn:endEvent id="boom"><bpmn:errorEventDefinition errorRef="Late"/></bpmn:endEvent>
+    </bpmn:subProcess>
+    <bpmn:boundaryEvent id="caught" attachedToRef="sub"><bpmn:errorEventDefinition errorRef="${caughtBy}"/></bpmn:boundaryEvent>
+    <bpmn:sequenceFlow id="f2" sourceRef="sub" targetRef="ok"/><bpmn:endEvent id="ok"/>
+    <bpmn:sequenceFlow id="f3" sourceRef="caught" targetRef="handled"/><bpmn:endEvent id="handled"/>`,
+      `<bpmn:error id="Late"/><bpmn:error id="Lost"/>`,
+    ));
+  const same = new Instance(await plan("Late"));
+  await same.start();
+  assert.equal(same.status, "COMPLETED");
+  assert.ok(same.completed.has("handled"));
+  const other = new Instance(await plan("Lost"));
+  await other.start();
+  assert.equal(other.status, "FAILED", "a boundary naming another codeless error is no catch-all");
+});
+
 Deno.test("error end event: caught by the error boundary with its code, the sub-process is abandoned", async () => {
   const run = new Instance(
     await planOf(bpmn(
