@@ -4,6 +4,7 @@
  * package and runs instances across a park and a resume; booted as the
  * owner role with the same migration URL, it refuses to start.
  */
+import "../../io/datastores/mod.ts";
 import assert from "node:assert/strict";
 import { DiagnosticError } from "../../engine/core/mod.ts";
 import { tier2Test } from "../support/test_database.ts";
@@ -16,7 +17,11 @@ tier2Test(
   "the engine runs under row-level security as a confined role",
   () =>
     withRoles(async (roles) => {
-      const env = { SUTRA_DATASOURCE_MIGRATION_URL: as(roles.owner) };
+      const env = {
+        SUTRA_DATASOURCE_MIGRATION_URL: as(roles.owner),
+        ACCOUNTS_DB_URL: "pglite:memory://",
+        COVERAGE_DB_URL: "pglite:memory://",
+      };
       const engine = await bootEngine({ url: as(roles.app), schema: roles.app, env });
       try {
         await engine.deployments.deploy(await sealDir("examples/approval-hold/package"));
@@ -29,6 +34,13 @@ tier2Test(
         }, KEY);
         assert.equal(resumed.status, 200, JSON.stringify(resumed.body));
         assert.equal((resumed.body.instances as { status: string }[])[0].status, "COMPLETED");
+        // A step writing a data store also writes its redo row, under the same policies.
+        await engine.deployments.deploy(await sealDir("examples/money-transfer/package"));
+        const moved = await post(engine, "/channels/transfer-request", {
+          TransferRequest: { FromAccount: "alice", ToAccount: "bob", Amount: "1.00" },
+        }, { "x-api-key": "transfer-demo-key" });
+        assert.equal(moved.status, 200, JSON.stringify(moved.body));
+        assert.equal(moved.body.status, "ACCEPTED", JSON.stringify(moved.body));
       } finally {
         await engine.stop();
       }

@@ -11,6 +11,9 @@
  */
 import type { Migration } from "../migrations.ts";
 
+/** The table this version adds; it carries a tenant column and a policy like version 11's. */
+export const STORE_REDO_TABLE = "store_redo";
+
 const SQL = `
 create table store_redo (
   tenant text not null default 'default',

@@ -25,6 +25,10 @@ import {
   type Queryable,
 } from "../../persistence/mod.ts";
 import { TENANT_TABLES } from "../../persistence/migrations/v0011_row_security.ts";
+import { STORE_REDO_TABLE } from "../../persistence/migrations/v0013_store_redo.ts";
+
+/** Every engine table with a tenant column and its policy: version 11's and those added since. */
+const POLICED_TABLES: readonly string[] = [...TENANT_TABLES, STORE_REDO_TABLE];
 import { DATASOURCE_MIGRATION_URL, DATASOURCE_SCHEMA } from "../settings.ts";
 
 /** The `sutra.tenant` value of the engine's own fleet-wide work: every tenant. */
@@ -75,7 +79,7 @@ export async function roleBypass(db: Pick<Queryable, "query">): Promise<RoleBypa
         and c.relname = any(string_to_array($1, ','))
         and pg_has_role(current_user, c.relowner, 'USAGE')
       order by c.relname`,
-    [TENANT_TABLES.join(",")],
+    [POLICED_TABLES.join(",")],
   );
   return { ...rows[0], owns: owned.rows.map((r) => r.name) };
 }
@@ -178,7 +182,7 @@ async function grantRuntime(owner: Database, role: string): Promise<void> {
         and c.relname = any(string_to_array($2, ','))
      union all
      select format('grant select on %I.%I to %I', current_schema(), $3::text, $1::text)`,
-    [role, TENANT_TABLES.join(","), LEDGER_TABLE],
+    [role, POLICED_TABLES.join(","), LEDGER_TABLE],
   );
   for (const { statement } of rows) await owner.exec(statement);
 }
