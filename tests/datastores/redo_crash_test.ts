@@ -128,8 +128,17 @@ async function crashBetweenCommits(
     });
     assert.equal(deployed.status, 200, await deployed.text());
     // The store is opened, migrated and seeded by the first transfer.
-    assert.equal(await transfer(first.url, "1.00"), 200);
-    assert.deepEqual(await balances(store), [999, 501]);
+    const seeded = await fetch(`${first.url}/channels/transfer-request`, {
+      method: "POST",
+      headers: KEY,
+      body: JSON.stringify({
+        TransferRequest: { FromAccount: "alice", ToAccount: "bob", Amount: "1.00" },
+      }),
+    });
+    const answer = await seeded.text();
+    assert.equal(seeded.status, 200, answer);
+    assert.equal(JSON.parse(answer).status, "ACCEPTED", answer);
+    assert.deepEqual(await balances(store), [999, 501], answer);
     await installGate(store);
     const gate = await openDatabase(storeUrl, { maxConnections: 1 });
     try {
