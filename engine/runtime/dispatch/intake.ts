@@ -832,11 +832,23 @@ async function runResume(
     ...(w.through ? { through: w.through } : {}),
   };
   const process = w.route.subscription.process;
+  // The channel may feed several waits of the process; the message goes to the one it waits at,
+  // this route's node first.
+  const nodes = new Set([
+    nodeId,
+    ...w.screened.channel.relays.flatMap((r) =>
+      r.deployment === w.route.deployment && r.subscription.process === process
+        ? [r.subscription.nodeId]
+        : []
+    ),
+  ]);
   const advanced = await advanceInstance(o, key, ({ plan, state }) => {
-    const wait = [...state.waits.values()].find((x) =>
-      x.kind === "message" && x.process === process &&
-      plan.processById.get(x.process)?.nodes[x.node]?.id === nodeId
+    const waits = [...state.waits.values()].filter((x) =>
+      x.kind === "message" && x.process === process
     );
+    const at = (id: string) =>
+      waits.find((x) => plan.processById.get(x.process)?.nodes[x.node]?.id === id);
+    const wait = [...nodes].map(at).find((x) => x !== undefined);
     if (wait) return resumeInput(wait.id, w.screened);
     // Alias values are shared by the tenant's processes: another process's holder is no match.
     const ours = [...state.scopes.values()].some((scope) => scope.process === process);

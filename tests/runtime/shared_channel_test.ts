@@ -1,0 +1,37 @@
+/**
+ * One channel feeding several waits of an instance (BPMN 2.0.2 §10.5.1: a
+ * message goes to the node that waits for it): a note for a case reaches
+ * the user task while the case waits there, and the message catch after it
+ * once the case waits there instead, on PGlite and on the tier-2 server.
+ */
+import assert from "node:assert/strict";
+import { tier2Test, withServerDatabase } from "../support/test_database.ts";
+import { bootEngine, type BootOptions, post, sealDir } from "./support.ts";
+
+async function notes(target: BootOptions): Promise<void> {
+  const engine = await bootEngine(target);
+  try {
+    await engine.deployments.deploy(await sealDir("tests/fixtures/runtime/shared_channel"));
+    const opened = await post(engine, "/channels/open-case", { id: "C-1" });
+    assert.equal(opened.status, 200, JSON.stringify(opened.body));
+    const first = await post(engine, "/channels/case-note", { id: "C-1", text: "one" });
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    assert.equal((first.body.instances as { status: string }[])[0].status, "WAITING");
+    // The same channel and key, now for the catch the case waits at.
+    const second = await post(engine, "/channels/case-note", { id: "C-1", text: "two" });
+    assert.equal(second.status, 200, JSON.stringify(second.body));
+    assert.equal((second.body.instances as { status: string }[])[0].status, "COMPLETED");
+    const third = await post(engine, "/channels/case-note", { id: "C-1", text: "three" });
+    assert.equal(third.status, 404, "nothing waits any more");
+  } finally {
+    await engine.stop();
+  }
+}
+
+Deno.test("a channel feeding two waits reaches the one the instance waits at [pglite]", () =>
+  notes({}));
+
+tier2Test(
+  "a channel feeding two waits reaches the one the instance waits at [postgres]",
+  () => withServerDatabase((_db, target) => notes(target)),
+);
