@@ -1,8 +1,9 @@
 /**
- * One channel feeding several waits of an instance (BPMN 2.0.2 §10.5.1: a
- * message goes to the node that waits for it): a note for a case reaches
- * the user task while the case waits there, and the message catch after it
- * once the case waits there instead, on PGlite and on the tier-2 server.
+ * One channel feeding several waits (BPMN 2.0.2 §10.5.1: a message goes to
+ * the node that waits for it): a note for a case reaches the user task
+ * while the case waits there, the message catch after it once the case
+ * waits there instead, and a memo's receive task in another process, on
+ * PGlite and on the tier-2 server.
  */
 import assert from "node:assert/strict";
 import { tier2Test, withServerDatabase } from "../support/test_database.ts";
@@ -23,6 +24,12 @@ async function notes(target: BootOptions): Promise<void> {
     assert.equal((second.body.instances as { status: string }[])[0].status, "COMPLETED");
     const third = await post(engine, "/channels/case-note", { id: "C-1", text: "three" });
     assert.equal(third.status, 404, "nothing waits any more");
+    // Another process's wait on the same channel is reached as well.
+    const jotted = await post(engine, "/channels/open-memo", { id: "M-1" });
+    assert.equal(jotted.status, 200, JSON.stringify(jotted.body));
+    const filed = await post(engine, "/channels/case-note", { id: "M-1", text: "memo" });
+    assert.equal(filed.status, 200, JSON.stringify(filed.body));
+    assert.equal((filed.body.instances as { status: string }[])[0].status, "COMPLETED");
   } finally {
     await engine.stop();
   }

@@ -831,27 +831,27 @@ async function runResume(
     owner: `${o.replicaId}/lane-${w.lane}`,
     ...(w.through ? { through: w.through } : {}),
   };
-  const process = w.route.subscription.process;
-  // The channel may feed several waits of the process; the message goes to the one it waits at,
-  // this route's node first.
-  const nodes = new Set([
-    nodeId,
-    ...w.screened.channel.relays.flatMap((r) =>
-      r.deployment === w.route.deployment && r.subscription.process === process
-        ? [r.subscription.nodeId]
-        : []
+  // The channel may feed several waits (of one process or of several): the message goes to the
+  // one the instance waits at, this route's node first.
+  const routes = [
+    w.route,
+    ...w.screened.channel.relays.filter((r) =>
+      r !== w.route && r.deployment === w.route.deployment
     ),
-  ]);
+  ];
   const advanced = await advanceInstance(o, key, ({ plan, state }) => {
-    const waits = [...state.waits.values()].filter((x) =>
-      x.kind === "message" && x.process === process
-    );
-    const at = (id: string) =>
-      waits.find((x) => plan.processById.get(x.process)?.nodes[x.node]?.id === id);
-    const wait = [...nodes].map(at).find((x) => x !== undefined);
+    const waits = [...state.waits.values()].filter((x) => x.kind === "message");
+    const at = (r: Route) =>
+      waits.find((x) =>
+        x.process === r.subscription.process &&
+        plan.processById.get(x.process)?.nodes[x.node]?.id === r.subscription.nodeId
+      );
+    const wait = routes.map(at).find((x) => x !== undefined);
     if (wait) return resumeInput(wait.id, w.screened);
     // Alias values are shared by the tenant's processes: another process's holder is no match.
-    const ours = [...state.scopes.values()].some((scope) => scope.process === process);
+    const ours = [...state.scopes.values()].some((scope) =>
+      routes.some((r) => r.subscription.process === scope.process)
+    );
     return { leave: ours ? `is not parked at '${nodeId}'` : OTHER_PROCESS };
   }, {
     capture: w.receipt,
